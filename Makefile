@@ -1,0 +1,25 @@
+# cuckoo: a cuckoo filter type for PostgreSQL (PGXS build)
+EXTENSION = cuckoo
+MODULE_big = cuckoo
+OBJS = src/cuckoo_core.o src/cuckoo_hash.o src/cuckoo_type.o \
+       src/cuckoo_funcs.o src/cuckoo_agg.o
+DATA = cuckoo--1.0.sql
+PGFILEDESC = "cuckoo - cuckoo filter type"
+
+# setup first, then the rest in name order
+TESTS = $(sort $(wildcard sql/*.sql))
+REGRESS = setup $(filter-out setup,$(patsubst sql/%.sql,%,$(TESTS)))
+REGRESS_OPTS = --inputdir=.
+
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -std=gnu99
+SHLIB_LINK = -lm
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The core's own tests need no server.
+.PHONY: unittest
+unittest:
+	$(MAKE) -C test/unit run

@@ -1,0 +1,75 @@
+/*
+ * cuckoo.h
+ *     The boundary between the plain-C core (cuckoo_core.h) and PostgreSQL:
+ *     the varlena type, value hashing, and helpers shared by the fmgr files.
+ */
+#ifndef CUCKOO_H
+#define CUCKOO_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "cuckoo_core.h"
+
+/*
+ * The cuckoofilter varlena: the core's serialised form behind the usual
+ * 4-byte length word.  The bytes are the filter (docs/FORMAT.md); nothing
+ * is stored anywhere else.
+ */
+typedef struct CuckooFilter
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	uint8		bytes[FLEXIBLE_ARRAY_MEMBER];	/* header + packed buckets */
+} CuckooFilter;
+
+#define CUCKOO_BYTES_LEN(x)		(VARSIZE(x) - VARHDRSZ)
+#define DatumGetCuckooFilterP(X)	((CuckooFilter *) PG_DETOAST_DATUM(X))
+#define DatumGetCuckooFilterPCopy(X)	((CuckooFilter *) PG_DETOAST_DATUM_COPY(X))
+#define PG_GETARG_CUCKOO_P(n)	DatumGetCuckooFilterP(PG_GETARG_DATUM(n))
+#define PG_GETARG_CUCKOO_P_COPY(n)	DatumGetCuckooFilterPCopy(PG_GETARG_DATUM(n))
+#define PG_RETURN_CUCKOO_P(x)	PG_RETURN_POINTER(x)
+
+/* How one SQL type is turned into the 64-bit hash the filter uses. */
+typedef struct ValueHasher
+{
+	Oid			typid;			/* the type as called (may be a domain) */
+	Oid			collation;
+	uint16		kind;			/* cf_kind */
+	uint32		type_tag;		/* for CF_KIND_OTHER */
+	int			method;			/* private to cuckoo_hash.c */
+	FmgrInfo	proc;			/* extended hash or output function */
+} ValueHasher;
+
+/* What a call site keeps in fn_extra between rows. */
+typedef struct CuckooCallCache
+{
+	ValueHasher hasher;
+	bool		hasher_valid;
+	/* the last out-of-line filter argument, detoasted once */
+	bool		toast_valid;
+	struct varatt_external toast_ptr;
+	CuckooFilter *toast_value;
+} CuckooCallCache;
+
+extern CuckooCallCache *cuckoo_call_cache(FunctionCallInfo fcinfo);
+
+/* cuckoo_hash.c */
+extern void cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
+							   MemoryContext mcxt);
+extern uint64 cuckoo_hash_datum(ValueHasher *vh, Datum value);
+extern ValueHasher *cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno);
+extern ValueHasher *cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno);
+extern void cuckoo_check_kind(const cf_filter *cf, const ValueHasher *vh);
+extern bool cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh);
+
+/* cuckoo_type.c */
+extern CuckooFilter *cuckoo_new(const cf_params *p);
+extern void cuckoo_open(cf_filter *cf, CuckooFilter *v);
+extern CuckooFilter *cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno);
+extern void cuckoo_report_status(cf_status st, const cf_filter *cf);
+extern void cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
+							   int fingerprint_bits, bool fp_given,
+							   int max_kicks, bool semisort, cf_params *p);
+
+#endif							/* CUCKOO_H */

@@ -1,0 +1,469 @@
+/*
+ * cuckoo_agg.c
+ *     The aggregates that build filters inside queries.
+ *
+ * cuckoo_agg(value [, fpr]) sizes the filter to the data.  Its state is the
+ * set of distinct 64-bit hashes seen (a sorted, de-duplicated array plus an
+ * unsorted tail); the final function counts them and builds a filter of
+ * exactly the size they need.  Equal hashes are one value, so each distinct
+ * value is stored once, and serial and parallel plans build byte-identical
+ * filters (the final function inserts in sorted hash order).
+ *
+ * cuckoo_agg(value, capacity, fpr) has a fixed shape, so filters built apart
+ * can be unioned.  Its state is the filter itself (a real type, not
+ * internal, so the state can travel between nodes as text or binary); the
+ * transition adds each value unless already reported, and the combine
+ * function is the union.
+ *
+ * Transition functions update their state in place, in the aggregate
+ * context; final functions never change the state's contents.
+ */
+#include "cuckoo.h"
+
+#include <math.h>
+
+#include "miscadmin.h"
+#include "nodes/primnodes.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#define DEFAULT_FPR		0.01
+#define AGG_LOAD		0.95	/* load the data-sized filter is built at */
+#define AGG_BUCKET		4
+#define AGG_MAX_TRIES	200
+#define SER_MAGIC		0x43484153u	/* serialised state: "SAHC" */
+
+/* State of cuckoo_agg(value [, fpr]). */
+typedef struct HashSetState
+{
+	uint64	   *h;				/* h[0 .. nsorted) sorted and unique */
+	int64		n;
+	int64		nsorted;
+	int64		cap;
+	double		fpr;
+	uint16		kind;
+	uint32		type_tag;
+} HashSetState;
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Sorts the whole array and drops duplicates. */
+static void
+hs_compact(HashSetState *s)
+{
+	int64		w = 0;
+
+	if (s->nsorted == s->n)
+		return;
+	qsort(s->h, (size_t) s->n, sizeof(uint64), cmp_u64);
+	for (int64 r = 0; r < s->n; r++)
+		if (w == 0 || s->h[w - 1] != s->h[r])
+			s->h[w++] = s->h[r];
+	s->n = s->nsorted = w;
+}
+
+static void
+hs_reserve(HashSetState *s, MemoryContext cxt, int64 want)
+{
+	int64		cap = s->cap;
+
+	if (want <= cap)
+		return;
+	while (cap < want)
+		cap *= 2;
+	if ((Size) cap * sizeof(uint64) > MaxAllocHugeSize / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many distinct values for one cuckoo filter")));
+	s->h = (uint64 *) repalloc_huge(s->h, (Size) cap * sizeof(uint64));
+	s->cap = cap;
+}
+
+static void
+hs_add(HashSetState *s, MemoryContext cxt, uint64 h)
+{
+	if (s->n == s->cap)
+	{
+		hs_compact(s);
+		if (s->n > s->cap / 2)
+			hs_reserve(s, cxt, s->cap * 2);
+	}
+	s->h[s->n++] = h;
+}
+
+static HashSetState *
+hs_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag, int64 cap)
+{
+	HashSetState *s = MemoryContextAllocZero(cxt, sizeof(HashSetState));
+
+	s->cap = Max(cap, 1024);
+	s->h = MemoryContextAllocHuge(cxt, (Size) s->cap * sizeof(uint64));
+	s->fpr = fpr;
+	s->kind = kind;
+	s->type_tag = tag;
+	return s;
+}
+
+static void
+check_fpr(double fpr)
+{
+	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fpr must be greater than 0 and less than 1, not %g", fpr)));
+}
+
+/* Fingerprint bits for the data-sized filter: enough for fpr at AGG_LOAD. */
+static uint32
+agg_fp_bits(double fpr)
+{
+	for (uint32 f = CF_MIN_FP_BITS; f <= CF_MAX_FP_BITS; f++)
+		if (cf_expected_fpr(AGG_BUCKET, f, AGG_LOAD) <= fpr)
+			return f;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("fpr %g is too small", fpr),
+			 errdetail("The smallest false-positive rate of cuckoo_agg is %g.",
+					   cf_expected_fpr(AGG_BUCKET, CF_MAX_FP_BITS, AGG_LOAD))));
+	return 0;					/* keep compiler quiet */
+}
+
+/* Transition of cuckoo_agg(value) and cuckoo_agg(value, fpr). */
+PG_FUNCTION_INFO_V1(cuckoo_agg_trans);
+Datum
+cuckoo_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	HashSetState *s;
+	ValueHasher *vh;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo_agg_trans called in non-aggregate context")));
+	s = PG_ARGISNULL(0) ? NULL : (HashSetState *) PG_GETARG_POINTER(0);
+	if (PG_ARGISNULL(1))
+	{
+		if (s == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s);
+	}
+	vh = cuckoo_hasher_for_arg(fcinfo, 1);
+	if (s == NULL)
+	{
+		double		fpr = DEFAULT_FPR;
+
+		if (PG_NARGS() > 2)
+		{
+			if (PG_ARGISNULL(2))
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("fpr of cuckoo_agg must not be NULL")));
+			fpr = PG_GETARG_FLOAT8(2);
+		}
+		check_fpr(fpr);
+		(void) agg_fp_bits(fpr);
+		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag, 1024);
+	}
+	hs_add(s, aggcxt, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1)));
+	PG_RETURN_POINTER(s);
+}
+
+/* Combine: state1 gains state2's hashes; state2 is left untouched. */
+PG_FUNCTION_INFO_V1(cuckoo_agg_combine);
+Datum
+cuckoo_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	HashSetState *s1,
+			   *s2;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo_agg_combine called in non-aggregate context")));
+	s1 = PG_ARGISNULL(0) ? NULL : (HashSetState *) PG_GETARG_POINTER(0);
+	s2 = PG_ARGISNULL(1) ? NULL : (HashSetState *) PG_GETARG_POINTER(1);
+	if (s2 == NULL)
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	if (s1 == NULL)
+		s1 = hs_new(aggcxt, s2->fpr, s2->kind, s2->type_tag, s2->n);
+	else if (s1->kind != s2->kind || s1->type_tag != s2->type_tag)
+		elog(ERROR, "cuckoo_agg states of different value types");
+	hs_reserve(s1, aggcxt, s1->n + s2->n);
+	memcpy(s1->h + s1->n, s2->h, (Size) s2->n * sizeof(uint64));
+	s1->n += s2->n;
+	hs_compact(s1);
+	PG_RETURN_POINTER(s1);
+}
+
+/*
+ * Serialised state: u32 magic, u16 kind, u16 zero, u32 type tag, u32 zero,
+ * f8 fpr, then the sorted distinct hashes as u64; host byte order, as the
+ * state only travels between processes of one server.
+ */
+typedef struct SerialHeader
+{
+	uint32		magic;
+	uint16		kind;
+	uint16		pad;
+	uint32		type_tag;
+	uint32		pad2;
+	double		fpr;
+} SerialHeader;
+
+PG_FUNCTION_INFO_V1(cuckoo_agg_serialize);
+Datum
+cuckoo_agg_serialize(PG_FUNCTION_ARGS)
+{
+	HashSetState *s;
+	SerialHeader hdr = {0};
+	Size		len;
+	bytea	   *out;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo_agg_serialize called in non-aggregate context")));
+	s = (HashSetState *) PG_GETARG_POINTER(0);
+	hs_compact(s);
+	len = VARHDRSZ + sizeof(SerialHeader) + (Size) s->n * sizeof(uint64);
+	if (len > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("cuckoo_agg state of " INT64_FORMAT " distinct values is too large to pass between parallel workers",
+						s->n)));
+	out = palloc(len);
+	SET_VARSIZE(out, len);
+	hdr.magic = SER_MAGIC;
+	hdr.kind = s->kind;
+	hdr.type_tag = s->type_tag;
+	hdr.fpr = s->fpr;
+	memcpy(VARDATA(out), &hdr, sizeof(hdr));
+	memcpy(VARDATA(out) + sizeof(hdr), s->h, (Size) s->n * sizeof(uint64));
+	PG_RETURN_BYTEA_P(out);
+}
+
+PG_FUNCTION_INFO_V1(cuckoo_agg_deserialize);
+Datum
+cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	bytea	   *in = PG_GETARG_BYTEA_PP(0);
+	Size		len = VARSIZE_ANY_EXHDR(in);
+	SerialHeader hdr;
+	HashSetState *s;
+	int64		n;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo_agg_deserialize called in non-aggregate context")));
+	if (len < sizeof(hdr) || (len - sizeof(hdr)) % sizeof(uint64) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid cuckoo_agg state: wrong length %zu", (size_t) len)));
+	memcpy(&hdr, VARDATA_ANY(in), sizeof(hdr));
+	if (hdr.magic != SER_MAGIC || hdr.kind > CF_KIND_MAX || hdr.pad || hdr.pad2 ||
+		(hdr.kind == CF_KIND_OTHER) != (hdr.type_tag != 0) ||
+		isnan(hdr.fpr) || hdr.fpr <= 0.0 || hdr.fpr >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid cuckoo_agg state header")));
+	n = (int64) ((len - sizeof(hdr)) / sizeof(uint64));
+	s = hs_new(aggcxt, hdr.fpr, hdr.kind, hdr.type_tag, n);
+	memcpy(s->h, VARDATA_ANY(in) + sizeof(hdr), (Size) n * sizeof(uint64));
+	s->n = n;
+	s->nsorted = 0;
+	hs_compact(s);
+	PG_RETURN_POINTER(s);
+}
+
+/* A constant argument of the aggregate call (after constant folding). */
+static bool
+agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	TargetEntry *tle;
+
+	if (aggref == NULL || list_length(aggref->args) <= argno)
+		return false;
+	tle = (TargetEntry *) list_nth(aggref->args, argno);
+	if (!IsA(tle->expr, Const) || ((Const *) tle->expr)->constisnull)
+		return false;
+	*value = ((Const *) tle->expr)->constvalue;
+	return true;
+}
+
+/* The empty filter an aggregate over no rows returns. */
+static CuckooFilter *
+empty_filter(FunctionCallInfo fcinfo, const cf_params *shape)
+{
+	ValueHasher vh;
+	CuckooFilter *v = cuckoo_new(shape);
+	cf_filter	cf;
+
+	cuckoo_hasher_init(&vh, get_fn_expr_argtype(fcinfo->flinfo, 1),
+					   PG_GET_COLLATION(), CurrentMemoryContext);
+	cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
+	cf_set_kind(&cf, vh.kind, vh.type_tag);
+	return v;
+}
+
+/*
+ * Final function of cuckoo_agg(value [, fpr]): a filter of exactly the
+ * size the distinct values need, at load AGG_LOAD.  If an insert fails (the
+ * random walk found no room), the table grows by half a percent and the
+ * build starts over; the hashes are all still here.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_agg_final);
+Datum
+cuckoo_agg_final(PG_FUNCTION_ARGS)
+{
+	HashSetState *s = PG_ARGISNULL(0) ? NULL : (HashSetState *) PG_GETARG_POINTER(0);
+	cf_params	p = {0};
+	uint64		n;
+	uint64		m;
+
+	p.bucket_size = AGG_BUCKET;
+	p.max_kicks = CF_DEFAULT_KICKS;
+	if (s == NULL)
+	{
+		Datum		d;
+		double		fpr = DEFAULT_FPR;
+
+		if (PG_NARGS() > 2 && agg_const_arg(fcinfo, 1, &d))
+			fpr = DatumGetFloat8(d);
+		check_fpr(fpr);
+		p.fp_bits = agg_fp_bits(fpr);
+		p.num_buckets = 1;
+		p.capacity = 1;
+		PG_RETURN_CUCKOO_P(empty_filter(fcinfo, &p));
+	}
+
+	hs_compact(s);				/* representation only; the set is unchanged */
+	n = (uint64) s->n;
+	p.fp_bits = agg_fp_bits(s->fpr);
+	p.kind = s->kind;
+	p.type_tag = s->type_tag;
+	p.capacity = Max(n, 1);
+	m = cf_round_buckets((uint64) ceil((double) n / (AGG_BUCKET * AGG_LOAD)));
+
+	for (int tries = 0; tries < AGG_MAX_TRIES; tries++)
+	{
+		CuckooFilter *v;
+		cf_filter	cf;
+		bool		ok = true;
+
+		if (m == 0 || cf_total_bytes(m, AGG_BUCKET, p.fp_bits, false) > CF_MAX_BYTES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many distinct values for one cuckoo filter: " UINT64_FORMAT, n),
+					 errdetail("A filter may take at most %zu bytes.", (size_t) CF_MAX_BYTES)));
+		p.num_buckets = (uint32) m;
+		v = cuckoo_new(&p);
+		cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
+		for (uint64 i = 0; i < n; i++)
+		{
+			if ((i & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (cf_insert(&cf, s->h[i]) != CF_OK)
+			{
+				ok = false;
+				break;
+			}
+		}
+		if (ok)
+			PG_RETURN_CUCKOO_P(v);
+		pfree(v);
+		m = cf_round_buckets(m + Max(1, m / 200));
+	}
+	elog(ERROR, "could not build a cuckoo filter for " UINT64_FORMAT " values", n);
+	PG_RETURN_NULL();			/* keep compiler quiet */
+}
+
+/*
+ * Transition of cuckoo_agg(value, capacity, fpr): the state is a filter of
+ * the given shape; each value is added unless the filter already reports it,
+ * so repeated values never overflow a bucket pair.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_agg_fixed_trans);
+Datum
+cuckoo_agg_fixed_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	CuckooFilter *state;
+	ValueHasher *vh;
+	cf_filter	cf;
+	cf_status	st;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo_agg_fixed_trans called in non-aggregate context")));
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	vh = cuckoo_hasher_for_arg(fcinfo, 1);
+	if (PG_ARGISNULL(0))
+	{
+		cf_params	p;
+		MemoryContext old;
+
+		if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
+		cuckoo_plan_params(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), AGG_BUCKET,
+						   0, false, CF_DEFAULT_KICKS, false, &p);
+		p.kind = vh->kind;
+		p.type_tag = vh->type_tag;
+		old = MemoryContextSwitchTo(aggcxt);
+		state = cuckoo_new(&p);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		state = (CuckooFilter *) PG_GETARG_POINTER(0);
+
+	cuckoo_open(&cf, state);
+	cuckoo_check_kind(&cf, vh);
+	st = cf_insert_if_absent(&cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1)));
+	cuckoo_report_status(st, &cf);
+	PG_RETURN_CUCKOO_P(state);
+}
+
+/*
+ * Final function of cuckoo_agg(value, capacity, fpr): the state as it is,
+ * or over no rows an empty filter of the requested shape (when capacity and
+ * fpr are constants; otherwise NULL, as there is no row to take them from).
+ */
+PG_FUNCTION_INFO_V1(cuckoo_agg_fixed_final);
+Datum
+cuckoo_agg_fixed_final(PG_FUNCTION_ARGS)
+{
+	Datum		cap,
+				fpr;
+	cf_params	p;
+
+	if (!PG_ARGISNULL(0))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (!agg_const_arg(fcinfo, 1, &cap) || !agg_const_arg(fcinfo, 2, &fpr))
+		PG_RETURN_NULL();
+	cuckoo_plan_params(DatumGetInt64(cap), DatumGetFloat8(fpr), AGG_BUCKET, 0,
+					   false, CF_DEFAULT_KICKS, false, &p);
+	PG_RETURN_CUCKOO_P(empty_filter(fcinfo, &p));
+}

@@ -1,0 +1,165 @@
+/*
+ * cuckoo_core.h
+ *     The cuckoo filter itself: table layout, partial-key cuckoo hashing,
+ *     insert / lookup / delete / count, union, shrink, validation and the
+ *     text codec.  Plain C99: no PostgreSQL header may be included here, so
+ *     the core can be unit-tested, fuzzed and benchmarked on its own.
+ *
+ * A filter lives in one contiguous byte buffer, the serialised form
+ * described in docs/FORMAT.md (a 48-byte little-endian header followed by
+ * the packed bucket array).  The in-memory and on-disk forms are the same
+ * bytes, so a value read from a table is probed without any conversion.
+ * A cf_filter is a small view over such a buffer with the derived
+ * quantities precomputed.
+ */
+#ifndef CUCKOO_CORE_H
+#define CUCKOO_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- format constants (docs/FORMAT.md) ---- */
+#define CF_MAGIC			0x4F4F4B43u	/* bytes 'C' 'K' 'O' 'O' */
+#define CF_VERSION			1
+#define CF_HEADER_SIZE		48
+
+#define CF_FLAG_SEMISORT	0x01
+#define CF_FLAG_VICTIM		0x02
+#define CF_FLAGS_KNOWN		(CF_FLAG_SEMISORT | CF_FLAG_VICTIM)
+
+#define CF_MIN_FP_BITS		4
+#define CF_MAX_FP_BITS		32
+#define CF_MAX_KICKS_LIMIT	100000
+#define CF_DEFAULT_KICKS	500
+
+/*
+ * Largest serialised filter.  Chosen so that the base64 text form (4/3 of
+ * it) still fits in PostgreSQL's 1 GB allocation limit: a filter that
+ * cannot be printed cannot be dumped.
+ */
+#define CF_MAX_BYTES		((size_t) 805306368 - 65536)
+
+/* Bucket counts: m = c * 2^k with c < 256 (see docs/DESIGN.md). */
+#define CF_MANTISSA_BITS	8
+
+/* What kind of value a filter holds (header field value_kind). */
+typedef enum cf_kind
+{
+	CF_KIND_ANY = 0,			/* empty filter that has not seen a value yet */
+	CF_KIND_INTEGER = 1,		/* int2, int4, int8 */
+	CF_KIND_NUMERIC = 2,
+	CF_KIND_TEXT = 3,			/* text, varchar, bpchar, name */
+	CF_KIND_BYTEA = 4,
+	CF_KIND_UUID = 5,
+	CF_KIND_DATE = 6,
+	CF_KIND_TIMESTAMP = 7,
+	CF_KIND_TIMESTAMPTZ = 8,
+	CF_KIND_BOOL = 9,
+	CF_KIND_FLOAT = 10,			/* float4, float8 */
+	CF_KIND_OTHER = 11			/* any type with a hash opclass; type_tag names it */
+} cf_kind;
+#define CF_KIND_MAX			CF_KIND_OTHER
+
+/* Results of the mutating operations. */
+typedef enum cf_status
+{
+	CF_OK = 0,					/* stored */
+	CF_OK_STASHED = 1,			/* stored, but the victim slot is now in use:
+								 * the filter is full */
+	CF_EXISTS = 2,				/* insert_if_absent: already present, no change */
+	CF_FULL = 3,				/* no room; nothing was changed */
+	CF_TOO_MANY_COPIES = 4,		/* both candidate buckets hold only this
+								 * fingerprint; nothing was changed */
+	CF_SHAPE_MISMATCH = 5,		/* union of filters of different shape */
+	CF_KIND_MISMATCH = 6		/* union of filters of different value kinds */
+} cf_status;
+
+/* Parameters of a new filter. */
+typedef struct cf_params
+{
+	uint32_t	num_buckets;	/* m, must be representable (cf_round_buckets) */
+	uint32_t	bucket_size;	/* b: 2, 4 or 8 */
+	uint32_t	fp_bits;		/* f: 4 .. 32 */
+	bool		semisort;		/* only with b = 4 */
+	uint32_t	max_kicks;		/* 0 .. CF_MAX_KICKS_LIMIT */
+	uint16_t	kind;			/* cf_kind */
+	uint32_t	type_tag;		/* non-zero only for CF_KIND_OTHER */
+	uint64_t	capacity;		/* rated capacity, 1 .. m * b */
+} cf_params;
+
+/* A view over a serialised filter; cheap to build, holds no allocation. */
+typedef struct cf_filter
+{
+	uint8_t    *buf;			/* header + data */
+	size_t		len;
+	uint8_t    *data;			/* buf + CF_HEADER_SIZE */
+	uint32_t	m;				/* buckets */
+	uint32_t	c;				/* m = c << k */
+	uint32_t	k;
+	uint32_t	rmask;			/* (1 << k) - 1 */
+	uint32_t	b;
+	uint32_t	f;
+	uint32_t	fp_range;		/* 2^f - 1: fingerprints are 1 .. fp_range */
+	uint32_t	fp_mask;		/* same value, used as a bit mask */
+	uint32_t	low_bits;		/* semisort: bits stored per entry besides the
+								 * 4-bit prefix, f - 4 */
+	uint32_t	bucket_bits;
+	bool		semisort;
+	uint32_t	max_kicks;
+} cf_filter;
+
+/* ---- sizing ---- */
+extern double cf_target_load(uint32_t bucket_size);
+extern uint32_t cf_round_buckets(uint64_t min_buckets);
+extern bool cf_buckets_representable(uint64_t m);
+extern uint32_t cf_buckets_for_capacity(uint64_t capacity, uint32_t bucket_size);
+extern int	cf_fp_bits_for_fpr(double fpr, uint32_t bucket_size);
+extern size_t cf_bucket_bits(uint32_t bucket_size, uint32_t fp_bits, bool semisort);
+extern size_t cf_data_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
+extern size_t cf_total_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
+extern double cf_expected_fpr(uint32_t bucket_size, uint32_t fp_bits, double load);
+
+/* ---- construction and views ---- */
+extern bool cf_check_params(const cf_params *p, char *err, size_t errlen);
+extern void cf_init(void *buf, const cf_params *p);
+extern void cf_open(cf_filter *cf, const void *buf, size_t len);
+extern bool cf_check_header(const void *buf, size_t len, char *err, size_t errlen);
+extern bool cf_validate(const void *buf, size_t len, char *err, size_t errlen);
+
+/* ---- header accessors ---- */
+extern uint64_t cf_items(const cf_filter *cf);
+extern uint64_t cf_capacity(const cf_filter *cf);
+extern uint16_t cf_kind_of(const cf_filter *cf);
+extern uint32_t cf_type_tag(const cf_filter *cf);
+extern bool cf_victim_used(const cf_filter *cf);
+extern void cf_set_kind(cf_filter *cf, uint16_t kind, uint32_t type_tag);
+extern void cf_get_params(const cf_filter *cf, cf_params *p);
+
+/* ---- item operations; h is the item's 64-bit hash ---- */
+extern cf_status cf_insert(cf_filter *cf, uint64_t h);
+extern cf_status cf_insert_if_absent(cf_filter *cf, uint64_t h);
+extern bool cf_contains(const cf_filter *cf, uint64_t h);
+extern uint32_t cf_count(const cf_filter *cf, uint64_t h);
+extern bool cf_remove(cf_filter *cf, uint64_t h);
+
+/* Where an item lives: its fingerprint and first candidate bucket. */
+extern void cf_locate(const cf_filter *cf, uint64_t h, uint32_t *fp, uint32_t *i1);
+extern uint32_t cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp);
+
+/* ---- whole-filter operations ---- */
+extern cf_status cf_union_into(cf_filter *dst, const cf_filter *src);
+extern uint32_t cf_shrink_target(const cf_filter *cf);
+extern cf_status cf_rehash_into(const cf_filter *src, cf_filter *dst);
+
+/* ---- hashing and text codec ---- */
+extern uint64_t cf_hash_bytes(const void *data, size_t len);
+extern uint64_t cf_hash_u64(uint64_t v);
+extern size_t cf_b64_encoded_len(size_t n);
+extern void cf_b64_encode(const uint8_t *src, size_t n, char *dst);
+extern bool cf_b64_decoded_len(const char *src, size_t n, size_t *out);
+extern bool cf_b64_decode(const char *src, size_t n, uint8_t *dst);
+
+extern const char *cf_kind_name(uint16_t kind);
+
+#endif							/* CUCKOO_CORE_H */

@@ -1,0 +1,378 @@
+/*
+ * cuckoo_type.c
+ *     The cuckoofilter type: text and binary I/O, the bytea casts,
+ *     construction (cuckoo_create), cuckoo_info, and helpers that every fmgr
+ *     file uses to open filter arguments and report core errors.
+ *
+ * Every way in (text, binary, bytea) runs the same full validation
+ * (cf_validate), so nothing that one path rejects can enter through another.
+ */
+#include "cuckoo.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#endif
+
+PG_MODULE_MAGIC;
+
+/* Allocates and initialises an empty filter with the given parameters. */
+CuckooFilter *
+cuckoo_new(const cf_params *p)
+{
+	size_t		len = cf_total_bytes(p->num_buckets, p->bucket_size,
+									 p->fp_bits, p->semisort);
+	CuckooFilter *v = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(v, VARHDRSZ + len);
+	cf_init(v->bytes, p);
+	return v;
+}
+
+/*
+ * Opens a filter argument.  Values of the type were fully validated when
+ * they entered the database; the O(1) header check here guards every access
+ * against a damaged datum.
+ */
+void
+cuckoo_open(cf_filter *cf, CuckooFilter *v)
+{
+	char		err[256];
+
+	if (!cf_check_header(v->bytes, CUCKOO_BYTES_LEN(v), err, sizeof(err)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoofilter value: %s", err)));
+	cf_open(cf, v->bytes, CUCKOO_BYTES_LEN(v));
+}
+
+/*
+ * Argument argno as a read-only filter.  An out-of-line (TOASTed) value is
+ * detoasted once per call site and kept in fn_extra, keyed by its TOAST
+ * pointer, so probing row after row with the same stored filter costs no
+ * detoasting and no copy.
+ */
+CuckooFilter *
+cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	CuckooCallCache *cc;
+	struct varatt_external ptr;
+	MemoryContext old;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
+		return DatumGetCuckooFilterP(d);
+
+	cc = cuckoo_call_cache(fcinfo);
+	VARATT_EXTERNAL_GET_POINTER(ptr, raw);
+	if (cc->toast_valid &&
+		cc->toast_ptr.va_valueid == ptr.va_valueid &&
+		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
+		return cc->toast_value;
+
+	if (cc->toast_valid)
+	{
+		cc->toast_valid = false;
+		pfree(cc->toast_value);
+	}
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	cc->toast_value = (CuckooFilter *) PG_DETOAST_DATUM(d);
+	MemoryContextSwitchTo(old);
+	cc->toast_ptr = ptr;
+	cc->toast_valid = true;
+	return cc->toast_value;
+}
+
+/* Turns a failed core status into the user-facing error. */
+void
+cuckoo_report_status(cf_status st, const cf_filter *cf)
+{
+	switch (st)
+	{
+		case CF_OK:
+		case CF_OK_STASHED:
+		case CF_EXISTS:
+			return;
+		case CF_FULL:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cuckoo filter is full"),
+					 errdetail("It holds " UINT64_FORMAT " items in %u buckets of %u (load factor %.3f); its rated capacity is " UINT64_FORMAT ".",
+							   cf_items(cf), cf->m, cf->b,
+							   (double) cf_items(cf) / ((double) cf->m * cf->b),
+							   cf_capacity(cf)),
+					 errhint("Build a larger filter: cuckoo_agg over the source data, or cuckoo_create with a larger capacity.")));
+			break;
+		case CF_TOO_MANY_COPIES:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("value was added to the cuckoo filter too many times"),
+					 errdetail("A filter with bucket size %u holds at most %u copies of one value.",
+							   cf->b, 2 * cf->b),
+					 errhint("Use cuckoo_add_if_absent to store each value once.")));
+			break;
+		case CF_SHAPE_MISMATCH:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cuckoo filters of different shapes cannot be combined")));
+			break;
+		case CF_KIND_MISMATCH:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cuckoo filters holding different types of values cannot be combined")));
+			break;
+	}
+}
+
+/*
+ * Parameters of a new filter from the user's arguments, every one checked.
+ * fingerprint_bits overrides the size derived from fpr when fp_given.
+ */
+void
+cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
+				   int fingerprint_bits, bool fp_given, int max_kicks,
+				   bool semisort, cf_params *p)
+{
+	uint32		m;
+	size_t		bytes;
+
+	if (capacity < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
+	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fpr must be greater than 0 and less than 1, not %g", fpr)));
+	if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bucket_size must be 2, 4 or 8, not %d", bucket_size)));
+	if (fp_given && (fingerprint_bits < CF_MIN_FP_BITS || fingerprint_bits > CF_MAX_FP_BITS))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fingerprint_bits must be between %d and %d, not %d",
+						CF_MIN_FP_BITS, CF_MAX_FP_BITS, fingerprint_bits)));
+	if (max_kicks < 0 || max_kicks > CF_MAX_KICKS_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_kicks must be between 0 and %d, not %d",
+						CF_MAX_KICKS_LIMIT, max_kicks)));
+	if (semisort && bucket_size != 4)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("semisort requires bucket_size 4, not %d", bucket_size)));
+	if (!fp_given)
+	{
+		fingerprint_bits = cf_fp_bits_for_fpr(fpr, (uint32) bucket_size);
+		if (fingerprint_bits < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("fpr %g is too small for bucket_size %d", fpr, bucket_size),
+					 errdetail("The smallest false-positive rate with %d-bit fingerprints is %g.",
+							   CF_MAX_FP_BITS,
+							   cf_expected_fpr((uint32) bucket_size, CF_MAX_FP_BITS,
+											   cf_target_load((uint32) bucket_size)))));
+	}
+
+	m = cf_buckets_for_capacity((uint64) capacity, (uint32) bucket_size);
+	bytes = m ? cf_total_bytes(m, (uint32) bucket_size, (uint32) fingerprint_bits, semisort) : 0;
+	if (m == 0 || bytes > CF_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity " INT64_FORMAT " is too large for a cuckoo filter with %d-bit fingerprints",
+						capacity, fingerprint_bits),
+				 errdetail("A filter may take at most %zu bytes, so that its text form fits in 1 GB.",
+						   (size_t) CF_MAX_BYTES)));
+
+	p->num_buckets = m;
+	p->bucket_size = (uint32) bucket_size;
+	p->fp_bits = (uint32) fingerprint_bits;
+	p->semisort = semisort;
+	p->max_kicks = (uint32) max_kicks;
+	p->kind = CF_KIND_ANY;
+	p->type_tag = 0;
+	p->capacity = (uint64) capacity;
+}
+
+/*
+ * cuckoo_create(capacity, fpr, bucket_size, fingerprint_bits, max_kicks,
+ * semisort): an empty filter.  NULL fingerprint_bits means "derive from
+ * fpr"; any other NULL argument gives a NULL result, as a strict function.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_create);
+Datum
+cuckoo_create(PG_FUNCTION_ARGS)
+{
+	cf_params	p;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
+		PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		PG_RETURN_NULL();
+	cuckoo_plan_params(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
+					   PG_GETARG_INT32(2),
+					   PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3), !PG_ARGISNULL(3),
+					   PG_GETARG_INT32(4), PG_GETARG_BOOL(5), &p);
+	PG_RETURN_CUCKOO_P(cuckoo_new(&p));
+}
+
+/* Validates untrusted bytes and wraps them as a new filter value. */
+static CuckooFilter *
+bytes_to_filter(const uint8 *bytes, size_t len, int errcode_bad, Node *escontext)
+{
+	char		err[256];
+	CuckooFilter *v;
+
+	if (!cf_validate(bytes, len, err, sizeof(err)))
+	{
+#if PG_VERSION_NUM >= 160000
+		ereturn(escontext, NULL,
+				(errcode(errcode_bad),
+				 errmsg("invalid cuckoofilter value: %s", err)));
+#else
+		(void) escontext;
+		ereport(ERROR,
+				(errcode(errcode_bad),
+				 errmsg("invalid cuckoofilter value: %s", err)));
+#endif
+	}
+	v = palloc(VARHDRSZ + len);
+	SET_VARSIZE(v, VARHDRSZ + len);
+	memcpy(v->bytes, bytes, len);
+	return v;
+}
+
+/* Text input: the base64 of the serialised form, nothing before or after. */
+PG_FUNCTION_INFO_V1(cuckoo_in);
+Datum
+cuckoo_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	size_t		n = strlen(str);
+	size_t		len;
+	uint8	   *bytes;
+	CuckooFilter *v;
+	Node	   *escontext = fcinfo->context;
+
+	if (!cf_b64_decoded_len(str, n, &len) || len > CF_MAX_BYTES ||
+		!cf_b64_decode(str, n, (bytes = palloc(len + 1))))
+	{
+#if PG_VERSION_NUM >= 160000
+		ereturn(escontext, (Datum) 0,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type cuckoofilter"),
+				 errdetail("A cuckoofilter is written as the base64 encoding of its binary form.")));
+#else
+		(void) escontext;
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type cuckoofilter"),
+				 errdetail("A cuckoofilter is written as the base64 encoding of its binary form.")));
+#endif
+	}
+	v = bytes_to_filter(bytes, len, ERRCODE_INVALID_TEXT_REPRESENTATION, escontext);
+	pfree(bytes);
+	if (v == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_CUCKOO_P(v);
+}
+
+PG_FUNCTION_INFO_V1(cuckoo_out);
+Datum
+cuckoo_out(PG_FUNCTION_ARGS)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	size_t		len = CUCKOO_BYTES_LEN(v);
+	char	   *out = palloc(cf_b64_encoded_len(len) + 1);
+
+	cf_b64_encode(v->bytes, len, out);
+	out[cf_b64_encoded_len(len)] = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+/* Binary input: the serialised form itself, validated as strictly as text. */
+PG_FUNCTION_INFO_V1(cuckoo_recv);
+Datum
+cuckoo_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	size_t		len = (size_t) (buf->len - buf->cursor);
+	CuckooFilter *v;
+
+	v = bytes_to_filter((const uint8 *) buf->data + buf->cursor, len,
+						ERRCODE_INVALID_BINARY_REPRESENTATION, NULL);
+	buf->cursor = buf->len;
+	PG_RETURN_CUCKOO_P(v);
+}
+
+PG_FUNCTION_INFO_V1(cuckoo_send);
+Datum
+cuckoo_send(PG_FUNCTION_ARGS)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, (const char *) v->bytes, CUCKOO_BYTES_LEN(v));
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* bytea -> cuckoofilter, with the full validation. */
+PG_FUNCTION_INFO_V1(cuckoo_from_bytea);
+Datum
+cuckoo_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_CUCKOO_P(bytes_to_filter((const uint8 *) VARDATA_ANY(b),
+									   VARSIZE_ANY_EXHDR(b),
+									   ERRCODE_INVALID_BINARY_REPRESENTATION,
+									   NULL));
+}
+
+/* cuckoo_info(f): the shape and fill of a filter, as one record. */
+PG_FUNCTION_INFO_V1(cuckoo_info);
+Datum
+cuckoo_info(PG_FUNCTION_ARGS)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	cf_filter	cf;
+	TupleDesc	tupdesc;
+	Datum		values[13];
+	bool		nulls[13] = {0};
+	uint64		items;
+	double		load;
+	size_t		bytes = VARSIZE(v);
+
+	cuckoo_open(&cf, v);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	items = cf_items(&cf);
+	load = (double) items / ((double) cf.m * cf.b);
+	values[0] = Int64GetDatum(cf.m);
+	values[1] = Int32GetDatum((int32) cf.b);
+	values[2] = Int32GetDatum((int32) cf.f);
+	values[3] = BoolGetDatum(cf.semisort);
+	values[4] = Int64GetDatum((int64) items);
+	values[5] = Int64GetDatum((int64) cf_capacity(&cf));
+	values[6] = Float8GetDatum(load);
+	values[7] = Int64GetDatum((int64) bytes);
+	if (items > 0)
+		values[8] = Float8GetDatum((double) bytes * 8.0 / (double) items);
+	else
+		nulls[8] = true;
+	values[9] = Float8GetDatum(cf_expected_fpr(cf.b, cf.f, load));
+	values[10] = CStringGetTextDatum(cf_kind_name(cf_kind_of(&cf)));
+	values[11] = Int32GetDatum((int32) cf.max_kicks);
+	values[12] = BoolGetDatum(cf_victim_used(&cf));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
