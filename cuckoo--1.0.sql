@@ -64,7 +64,7 @@ CREATE FUNCTION cuckoo_info(f cuckoofilter,
                             OUT expected_fpr float8,
                             OUT value_type text,
                             OUT max_kicks int,
-                            OUT full bool)
+                            OUT is_full bool)
     RETURNS record
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cuckoo_info(cuckoofilter) IS

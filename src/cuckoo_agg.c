@@ -129,9 +129,10 @@ agg_fp_bits(double fpr)
 			return f;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("fpr %g is too small", fpr),
-			 errdetail("The smallest false-positive rate of cuckoo_agg is %g.",
-					   cf_expected_fpr(AGG_BUCKET, CF_MAX_FP_BITS, AGG_LOAD))));
+			 errmsg("fpr must be at least %g for cuckoo_agg, not %g",
+					cf_expected_fpr(AGG_BUCKET, CF_MAX_FP_BITS, AGG_LOAD), fpr),
+			 errdetail("That is the rate of %d-bit fingerprints, the longest a filter stores.",
+					   CF_MAX_FP_BITS)));
 	return 0;					/* keep compiler quiet */
 }
 

@@ -131,6 +131,26 @@ cuckoo_report_status(cf_status st, const cf_filter *cf)
 	}
 }
 
+/* The largest capacity whose filter stays within CF_MAX_BYTES. */
+static uint64
+max_capacity(uint32 b, uint32 f, bool semisort)
+{
+	uint64		lo = 1,
+				hi = UINT64CONST(1) << 40;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo + 1) / 2;
+		uint32		m = cf_buckets_for_capacity(mid, b);
+
+		if (m != 0 && cf_total_bytes(m, b, f, semisort) <= CF_MAX_BYTES)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
  * Parameters of a new filter from the user's arguments, every one checked.
  * fingerprint_bits overrides the size derived from fpr when fp_given.
@@ -175,11 +195,12 @@ cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
 		if (fingerprint_bits < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("fpr %g is too small for bucket_size %d", fpr, bucket_size),
-					 errdetail("The smallest false-positive rate with %d-bit fingerprints is %g.",
-							   CF_MAX_FP_BITS,
-							   cf_expected_fpr((uint32) bucket_size, CF_MAX_FP_BITS,
-											   cf_target_load((uint32) bucket_size)))));
+					 errmsg("fpr must be at least %g for bucket_size %d, not %g",
+							cf_expected_fpr((uint32) bucket_size, CF_MAX_FP_BITS,
+											cf_target_load((uint32) bucket_size)),
+							bucket_size, fpr),
+					 errdetail("That is the rate of %d-bit fingerprints, the longest a filter stores.",
+							   CF_MAX_FP_BITS)));
 	}
 
 	m = cf_buckets_for_capacity((uint64) capacity, (uint32) bucket_size);
@@ -187,8 +208,9 @@ cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
 	if (m == 0 || bytes > CF_MAX_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("capacity " INT64_FORMAT " is too large for a cuckoo filter with %d-bit fingerprints",
-						capacity, fingerprint_bits),
+				 errmsg("capacity must be between 1 and " UINT64_FORMAT " for bucket_size %d and %d-bit fingerprints, not " INT64_FORMAT,
+						max_capacity((uint32) bucket_size, (uint32) fingerprint_bits, semisort),
+						bucket_size, fingerprint_bits, capacity),
 				 errdetail("A filter may take at most %zu bytes, so that its text form fits in 1 GB.",
 						   (size_t) CF_MAX_BYTES)));
 

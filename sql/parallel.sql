@@ -1,0 +1,39 @@
+-- Aggregates in parallel plans answer exactly as in serial ones.
+\set VERBOSITY default
+
+CREATE TABLE par (k bigint, t text);
+INSERT INTO par SELECT g, md5(g::text) FROM generate_series(1, 200000) g;
+ANALYZE par;
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k) FROM par;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 300000, 0.01) FROM par;
+EXPLAIN (COSTS OFF) SELECT cuckoo_union_agg(f) FROM (SELECT cuckoo_create(10) f FROM par) s;
+
+CREATE TABLE built AS
+SELECT 'parallel' AS plan, cuckoo_agg(k) AS a, cuckoo_agg(t, 0.001) AS b, cuckoo_agg(k, 300000, 0.01) AS c FROM par;
+
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k) FROM par;
+INSERT INTO built
+SELECT 'serial', cuckoo_agg(k), cuckoo_agg(t, 0.001), cuckoo_agg(k, 300000, 0.01) FROM par;
+
+-- The data-sized filters are byte-identical; the fixed-shape one holds the
+-- same items (its entries may sit in other slots).
+SELECT (SELECT a::bytea FROM built WHERE plan = 'parallel') = (SELECT a::bytea FROM built WHERE plan = 'serial') AS agg_identical,
+       (SELECT b::bytea FROM built WHERE plan = 'parallel') = (SELECT b::bytea FROM built WHERE plan = 'serial') AS agg_fpr_identical;
+SELECT plan, (cuckoo_info(a)).items AS a_items, (cuckoo_info(c)).items AS c_items FROM built ORDER BY plan;
+
+-- Same answers for members and for non-members.
+SELECT plan,
+       (SELECT count(*) FROM par WHERE cuckoo_contains(c, k)) AS members_found,
+       (SELECT count(*) FROM generate_series(1000001, 1100000) g WHERE cuckoo_contains(c, g::bigint)) AS false_positives
+FROM built ORDER BY plan;
+SELECT count(*) AS members_found FROM par, built WHERE plan = 'parallel' AND cuckoo_contains(a, k);
+SELECT count(*) AS members_found FROM par, built WHERE plan = 'parallel' AND cuckoo_contains(b, t);
+RESET ALL;
