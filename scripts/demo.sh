@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# One command: install dependencies, build and install cuckoo, start a
+# throwaway PostgreSQL cluster and run the getting-started demo in it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PG_MAJOR="${PG_MAJOR:-15}"
+bash scripts/install-deps.sh
+export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
+make -s PG_CONFIG="$PG_CONFIG" >/dev/null
+make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+# pg_virtualenv creates a temporary cluster, runs the command, and drops it.
+pg_virtualenv -v "$PG_MAJOR" psql -X -q -v ON_ERROR_STOP=1 -f demo/demo.sql

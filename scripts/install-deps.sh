@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what cuckoo needs to build and test on Debian 12 (run as root).
+# Installs only what is missing, so it is cheap to run again.
+set -euo pipefail
+PG_MAJOR="${PG_MAJOR:-15}"
+pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-common libxxhash-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

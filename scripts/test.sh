@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# One command: every test.  Builds with warnings as errors, runs the core's
+# unit tests (plain and under ASan+UBSan), the pg_regress suite and the
+# pg_dump/restore test against throwaway clusters, and ends with the line
+# "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PG_MAJOR="${PG_MAJOR:-15}"
+bash scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
+log=$(mktemp -d)
+passed=0
+failed=0
+
+# step NAME COMMAND...: one pass or fail, output kept in $log/NAME.log
+step() {
+  local name=$1; shift
+  if "$@" >"$log/$name.log" 2>&1; then
+    echo "ok - $name"; passed=$((passed + 1))
+  else
+    echo "not ok - $name"; failed=$((failed + 1))
+    tail -n 40 "$log/$name.log" | sed 's/^/    /'
+  fi
+}
+
+# count NAME FILE: adds the "N passed, N failed" line a runner printed
+count() {
+  local line p f
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "not ok - $1: no summary line"; failed=$((failed + 1)); return
+  fi
+  p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')
+  echo "# $1: $line"
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
+make -s clean >/dev/null 2>&1 || true
+step build make PG_CONFIG="$PG_CONFIG" COPT=-Werror
+step install make PG_CONFIG="$PG_CONFIG" install
+
+# Core unit tests: optimised, then under the address and UB sanitizers.
+make -s -C test/unit clean >/dev/null 2>&1 || true
+make -s -C test/unit run >"$log/unit.log" 2>&1
+grep -E '^not ok' "$log/unit.log" | sed 's/^/    /'
+count unit "$log/unit.log"
+make -s -C test/unit clean >/dev/null 2>&1 || true
+make -s -C test/unit run \
+  EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+  >"$log/unit-asan.log" 2>&1
+grep -E '^not ok|ERROR: AddressSanitizer|runtime error' "$log/unit-asan.log" | head -20 | sed 's/^/    /'
+count unit-asan "$log/unit-asan.log"
+make -s -C test/unit clean >/dev/null 2>&1 || true
+
+# pg_regress: one result per test file.
+pg_virtualenv -v "$PG_MAJOR" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
+grep -E '^(test|     |ok|not ok)' "$log/regress.log" | grep -E ' (ok|FAILED|failed)' | sed 's/^/    /'
+rp=$(grep -cE '^(test |     )?[a-z_]+ +\.\.\. ok|^ok [0-9]+' "$log/regress.log")
+rf=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+' "$log/regress.log")
+if [ "$rp" -eq 0 ] && [ "$rf" -eq 0 ]; then
+  echo "not ok - regress: pg_regress did not run"; rf=1
+  tail -n 30 "$log/regress.log" | sed 's/^/    /'
+fi
+[ "$rf" -gt 0 ] && [ -f regression.diffs ] && head -n 60 regression.diffs | sed 's/^/    /'
+echo "# regress: $rp passed, $rf failed"
+passed=$((passed + rp)); failed=$((failed + rf))
+
+# pg_dump / pg_restore round trip in a cluster of its own.
+pg_virtualenv -v "$PG_MAJOR" bash test/dump_restore.sh >"$log/dump.log" 2>&1
+grep -E '^not ok' "$log/dump.log" | sed 's/^/    /'
+count dump_restore "$log/dump.log"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
