@@ -50,7 +50,8 @@ UPDATE big SET f = cuckoo_remove_array(f, ARRAY(SELECT generate_series(1, 90000)
 SELECT b.buckets AS before_buckets, a.buckets AS after_buckets, a.items, b.bytes AS before_bytes, a.bytes AS after_bytes,
        round(a.load_factor::numeric, 3) AS load_after
 FROM big, cuckoo_info(f) b, cuckoo_info(cuckoo_shrink(f)) a;
-SELECT count(*) AS found_of_10000 FROM big, generate_series(90001, 100000) g WHERE cuckoo_contains(cuckoo_shrink(f), g);
+WITH s AS MATERIALIZED (SELECT cuckoo_shrink(f) AS f FROM big)
+SELECT count(*) AS found_of_10000 FROM s, generate_series(90001, 100000) g WHERE cuckoo_contains(f, g);
 -- A full filter, or a small one, keeps its size.
 SELECT (cuckoo_info(cuckoo_shrink(f))).buckets = (cuckoo_info(f)).buckets AS unchanged
 FROM (SELECT cuckoo_add_array(cuckoo_create(1000), ARRAY(SELECT generate_series(1, 1000))) f) s;
