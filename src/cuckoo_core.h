@@ -136,7 +136,11 @@ extern bool cf_victim_used(const cf_filter *cf);
 extern void cf_set_kind(cf_filter *cf, uint16_t kind, uint32_t type_tag);
 extern void cf_get_params(const cf_filter *cf, cf_params *p);
 
-/* ---- item operations; h is the item's 64-bit hash ---- */
+/*
+ * ---- item operations; h is the item's 64-bit hash ----
+ * The caller records the value kind (cf_set_kind) before the first insert into
+ * a CF_KIND_ANY filter: cf_validate rejects a kind-ANY filter with items.
+ */
 extern cf_status cf_insert(cf_filter *cf, uint64_t h);
 extern cf_status cf_insert_if_absent(cf_filter *cf, uint64_t h);
 extern bool cf_contains(const cf_filter *cf, uint64_t h);
