@@ -19,6 +19,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Every object depends on the headers (PGXS tracks no header dependencies).
+$(OBJS): src/cuckoo_core.h src/cuckoo.h
+
 # The core's own tests need no server.
 .PHONY: unittest
 unittest:

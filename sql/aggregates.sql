@@ -51,6 +51,20 @@ WHERE cuckoo_contains(u.f, id);
 SELECT items FROM cuckoo_info((SELECT cuckoo_agg(g % 3, 100, 0.01) FROM generate_series(1, 1000) g));
 -- No rows: an empty filter of the requested shape.
 SELECT items, buckets, value_type FROM cuckoo_info((SELECT cuckoo_agg(id, 30000, 0.01) FROM customers WHERE false));
+-- Over no rows with arguments that are not constants (a generic plan's
+-- parameters), there is no row to take the shape from: NULL.
+PREPARE empty_agg(float8, bigint) AS
+  SELECT cuckoo_agg(id, $1) IS NULL AS agg_null, cuckoo_agg(id, $2, $1) IS NULL AS fixed_null
+  FROM customers WHERE id < 0;
+SET plan_cache_mode = force_generic_plan;
+EXECUTE empty_agg(0.001, 1000);
+SET plan_cache_mode = force_custom_plan;
+EXECUTE empty_agg(0.001, 1000);
+RESET plan_cache_mode;
+-- A constant NULL or bad argument is an error with or without rows.
+SELECT cuckoo_agg(id, NULL::float8) FROM customers WHERE false;
+SELECT cuckoo_agg(id, 2.0) FROM customers WHERE false;
+SELECT cuckoo_agg(id, NULL, 0.01) FROM customers WHERE false;
 -- More distinct values than the shape holds: an error, nothing lost silently.
 SELECT cuckoo_agg(id, 1000, 0.01) FROM customers;
 SELECT cuckoo_agg(id, 0, 0.01) FROM customers;

@@ -23,6 +23,8 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -166,7 +168,7 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 			if (PG_ARGISNULL(2))
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("fpr of cuckoo_agg must not be NULL")));
+						 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
 			fpr = PG_GETARG_FLOAT8(2);
 		}
 		check_fpr(fpr);
@@ -260,14 +262,13 @@ PG_FUNCTION_INFO_V1(cuckoo_agg_deserialize);
 Datum
 cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt;
 	bytea	   *in = PG_GETARG_BYTEA_PP(0);
 	Size		len = VARSIZE_ANY_EXHDR(in);
 	SerialHeader hdr;
 	HashSetState *s;
 	int64		n;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
+	if (!AggCheckCallContext(fcinfo, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoo_agg_deserialize called in non-aggregate context")));
@@ -283,7 +284,8 @@ cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid cuckoo_agg state header")));
 	n = (int64) ((len - sizeof(hdr)) / sizeof(uint64));
-	s = hs_new(aggcxt, hdr.fpr, hdr.kind, hdr.type_tag, n);
+	/* only combine reads it, copying what it keeps into the aggregate context */
+	s = hs_new(CurrentMemoryContext, hdr.fpr, hdr.kind, hdr.type_tag, n);
 	memcpy(s->h, VARDATA_ANY(in) + sizeof(hdr), (Size) n * sizeof(uint64));
 	s->n = n;
 	s->nsorted = 0;
@@ -291,19 +293,75 @@ cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s);
 }
 
-/* A constant argument of the aggregate call (after constant folding). */
+/*
+ * The Aggref with the call's real arguments.  In a Finalize Aggregate (a
+ * parallel or partitionwise plan) the call's only argument is a Var that
+ * refers, through the child plans' target lists (Gather, Sort, Append, ...),
+ * to the partial Aggref below, which still has them.
+ */
+static Aggref *
+original_aggref(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Plan	   *plan;
+	Expr	   *e;
+
+	if (aggref == NULL || !DO_AGGSPLIT_COMBINE(aggref->aggsplit) ||
+		fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		return aggref;
+	if (list_length(aggref->args) != 1)
+		return NULL;
+	e = ((TargetEntry *) linitial(aggref->args))->expr;
+	plan = ((AggState *) fcinfo->context)->ss.ps.plan;
+	for (int depth = 0; depth < 16 && plan != NULL; depth++)
+	{
+		Plan	   *child;
+		TargetEntry *tle;
+
+		if (IsA(e, Aggref))
+			return (Aggref *) e;
+		if (!IsA(e, Var) || ((Var *) e)->varno != OUTER_VAR)
+			return NULL;
+		if (IsA(plan, Append))
+			child = linitial(((Append *) plan)->appendplans);
+		else if (IsA(plan, MergeAppend))
+			child = linitial(((MergeAppend *) plan)->mergeplans);
+		else
+			child = plan->lefttree;
+		if (child == NULL || ((Var *) e)->varattno < 1 ||
+			((Var *) e)->varattno > list_length(child->targetlist))
+			return NULL;
+		tle = (TargetEntry *) list_nth(child->targetlist, ((Var *) e)->varattno - 1);
+		e = tle->expr;
+		plan = child;
+	}
+	return NULL;
+}
+
+/*
+ * Argument argno of the aggregate call, for the final function over no rows
+ * (FINALFUNC_EXTRA passes only NULL placeholders).  Returns false when it is
+ * not a constant after planning (a column, or a parameter of a generic plan);
+ * a constant NULL is an error, as it is when there are rows.
+ */
 static bool
 agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
 {
-	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Aggref	   *aggref = original_aggref(fcinfo);
 	TargetEntry *tle;
+	Const	   *c;
 
 	if (aggref == NULL || list_length(aggref->args) <= argno)
 		return false;
 	tle = (TargetEntry *) list_nth(aggref->args, argno);
-	if (!IsA(tle->expr, Const) || ((Const *) tle->expr)->constisnull)
+	if (!IsA(tle->expr, Const))
 		return false;
-	*value = ((Const *) tle->expr)->constvalue;
+	c = (Const *) tle->expr;
+	if (c->constisnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
+	*value = c->constvalue;
 	return true;
 }
 
@@ -344,8 +402,12 @@ cuckoo_agg_final(PG_FUNCTION_ARGS)
 		Datum		d;
 		double		fpr = DEFAULT_FPR;
 
-		if (PG_NARGS() > 2 && agg_const_arg(fcinfo, 1, &d))
+		if (PG_NARGS() > 2)
+		{
+			if (!agg_const_arg(fcinfo, 1, &d))
+				PG_RETURN_NULL();	/* no row to take the fpr from */
 			fpr = DatumGetFloat8(d);
+		}
 		check_fpr(fpr);
 		p.fp_bits = agg_fp_bits(fpr);
 		p.num_buckets = 1;
@@ -423,7 +485,6 @@ cuckoo_agg_fixed_trans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 	{
 		cf_params	p;
-		MemoryContext old;
 
 		if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
 			ereport(ERROR,
@@ -433,9 +494,12 @@ cuckoo_agg_fixed_trans(PG_FUNCTION_ARGS)
 						   0, false, CF_DEFAULT_KICKS, false, &p);
 		p.kind = vh->kind;
 		p.type_tag = vh->type_tag;
-		old = MemoryContextSwitchTo(aggcxt);
+		/*
+		 * Built in the per-tuple context: the executor copies a new
+		 * by-reference state into the aggregate context itself, so building
+		 * it there would keep two copies until the end of the group.
+		 */
 		state = cuckoo_new(&p);
-		MemoryContextSwitchTo(old);
 	}
 	else
 		state = (CuckooFilter *) PG_GETARG_POINTER(0);

@@ -17,6 +17,14 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define CF_NOINLINE __attribute__((noinline))
+#define CF_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define CF_NOINLINE
+#define CF_ALWAYS_INLINE inline
+#endif
+
 /* ------------------------------------------------------------------------
  * Little-endian access.  Header fields are assembled byte by byte; the bucket
  * array is read with unaligned 64-bit loads (the data section carries eight
@@ -162,6 +170,15 @@ cf_hash_u64(uint64_t v)
 
 /* xorshift64*: the random victim choice.  Seeded per operation from the
  * item, so a filter's bytes depend only on its inputs. */
+/* The hash of a fingerprint that places its alternate bucket. */
+static inline uint64_t
+fp_hash(uint32_t fp)
+{
+	uint64_t	x = (uint64_t) fp * UINT64_C(0xC2B2AE3D27D4EB4F);
+
+	return x ^ (x >> 29);
+}
+
 static inline uint64_t
 rng_next(uint64_t *s)
 {
@@ -249,17 +266,44 @@ read_bucket(const cf_filter *cf, uint32_t i, uint32_t *fps)
 
 	if (!cf->semisort)
 	{
-		for (uint32_t j = 0; j < cf->b; j++)
-			fps[j] = get_bits(cf->data, pos + (uint64_t) j * cf->f, cf->f);
+		unsigned	sh = (unsigned) (pos & 7);
+
+		if (sh + cf->bucket_bits <= 64)
+		{
+			/* the whole bucket in one load */
+			uint64_t	w = load_le64(cf->data + (pos >> 3)) >> sh;
+
+			for (uint32_t j = 0; j < cf->b; j++)
+				fps[j] = (uint32_t) ((w >> (j * cf->f)) & cf->fp_mask);
+		}
+		else
+		{
+			for (uint32_t j = 0; j < cf->b; j++)
+				fps[j] = get_bits(cf->data, pos + (uint64_t) j * cf->f, cf->f);
+		}
 	}
 	else
 	{
 		uint32_t	nib = ss_decode[get_bits(cf->data, pos, 12)];
 		uint32_t	lb = cf->low_bits;
 
-		for (uint32_t j = 0; j < 4; j++)
-			fps[j] = (((nib >> (4 * j)) & 15) << lb) |
-				get_bits(cf->data, pos + 12 + (uint64_t) j * lb, lb);
+		if (lb <= 13)
+		{
+			/* the four suffixes in one load: 4 * 13 + 7 < 64 */
+			uint64_t	p2 = pos + 12;
+			uint64_t	w = load_le64(cf->data + (p2 >> 3)) >> (p2 & 7);
+			uint32_t	lmask = (1u << lb) - 1;
+
+			for (uint32_t j = 0; j < 4; j++)
+				fps[j] = (((nib >> (4 * j)) & 15) << lb) |
+					((uint32_t) (w >> (j * lb)) & lmask);
+		}
+		else
+		{
+			for (uint32_t j = 0; j < 4; j++)
+				fps[j] = (((nib >> (4 * j)) & 15) << lb) |
+					get_bits(cf->data, pos + 12 + (uint64_t) j * lb, lb);
+		}
 	}
 }
 
@@ -298,8 +342,44 @@ bucket_count_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
 	return n;
 }
 
-static inline bool
-bucket_has_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
+/*
+ * Whether bucket i holds fp.  A plain bucket that fits one 64-bit load is
+ * tested without a loop: x = word XOR (fp in every field) has a zero field
+ * exactly where fp is stored, and (x - ones) & ~x & highs is non-zero iff some
+ * field of x is zero (a borrow only ever runs upward from a zero field).
+ */
+/*
+ * Semi-sorted bucket i, read as one word w: compare the 4-bit prefixes and the
+ * suffixes in parallel with an exact zero-field test,
+ * ~(((x & low) + low) | x) & high, which (unlike the test for plain buckets)
+ * marks only fields that are zero; an entry matches when both parts do.
+ */
+static CF_ALWAYS_INLINE bool
+ss_word_has_fp(const cf_filter *cf, uint64_t w, uint32_t fp)
+{
+	uint32_t	lb = cf->low_bits;
+	uint32_t	xn = ss_decode[w & 0xFFF] ^ ((fp >> lb) * 0x1111u);
+	uint32_t	zn = ~(((xn & 0x7777u) + 0x7777u) | xn) & 0x8888u;
+	/* gather the four prefix-match bits 3, 7, 11, 15 into bits 0..3 */
+	uint32_t	mn = ((((zn >> 3) & 0x1111u) * 0x1248u) >> 12) & 0xFu;
+	uint64_t	lowmask,
+				xl,
+				zl;
+	uint32_t	ml;
+
+	if (lb == 0)
+		return mn != 0;
+	lowmask = cf->ss_hi_bits - cf->ss_lo_ones;
+	xl = (w >> 12) ^ ((uint64_t) (fp & ((1u << lb) - 1)) * cf->ss_lo_ones);
+	zl = (~(((xl & lowmask) + lowmask) | xl) & cf->ss_hi_bits) >> (lb - 1);
+	/* suffix-match bits are now at 0, lb, 2lb, 3lb */
+	ml = (uint32_t) ((zl & 1) | ((zl >> (lb - 1)) & 2) |
+					 ((zl >> (2 * lb - 2)) & 4) | ((zl >> (3 * lb - 3)) & 8));
+	return (mn & ml) != 0;
+}
+
+static CF_NOINLINE bool
+bucket_has_fp_slow(const cf_filter *cf, uint32_t i, uint32_t fp)
 {
 	uint32_t	fps[8];
 
@@ -308,6 +388,27 @@ bucket_has_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
 		if (fps[j] == fp)
 			return true;
 	return false;
+}
+
+static CF_ALWAYS_INLINE bool
+bucket_has_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
+{
+	uint64_t	pos = (uint64_t) i * cf->bucket_bits;
+	unsigned	sh = (unsigned) (pos & 7);
+
+	if (sh + cf->bucket_bits <= 64)
+	{
+		uint64_t	w = load_le64(cf->data + (pos >> 3)) >> sh;
+
+		if (!cf->semisort)
+		{
+			uint64_t	x = (w & cf->bucket_mask) ^ (fp * cf->lo_ones);
+
+			return ((x - cf->lo_ones) & ~x & cf->hi_bits) != 0;
+		}
+		return ss_word_has_fp(cf, w & cf->bucket_mask, fp);
+	}
+	return bucket_has_fp_slow(cf, i, fp);
 }
 
 /* Puts fp into a free entry of bucket i, if there is one. */
@@ -489,15 +590,16 @@ cf_bucket_bits(uint32_t bucket_size, uint32_t fp_bits, bool semisort)
 	return semisort ? 4 * ((size_t) fp_bits - 1) : (size_t) bucket_size * fp_bits;
 }
 
-size_t
+/* Sizes are 64-bit everywhere, so no size_t can wrap on a 32-bit build. */
+uint64_t
 cf_data_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort)
 {
 	uint64_t	bits = m * cf_bucket_bits(bucket_size, fp_bits, semisort);
 
-	return (size_t) (((bits + 63) / 64) * 8 + 8);
+	return ((bits + 63) / 64) * 8 + 8;
 }
 
-size_t
+uint64_t
 cf_total_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort)
 {
 	return CF_HEADER_SIZE + cf_data_bytes(m, bucket_size, fp_bits, semisort);
@@ -536,10 +638,10 @@ cf_check_params(const cf_params *p, char *err, size_t errlen)
 			(unsigned long long) p->num_buckets * p->bucket_size,
 			p->num_buckets);
 	if (cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort) > CF_MAX_BYTES)
-		ERR("a filter of %u buckets would take %zu bytes, more than the limit of %zu",
+		ERR("a filter of %u buckets would take %llu bytes, more than the limit of %llu",
 			p->num_buckets,
-			cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort),
-			(size_t) CF_MAX_BYTES);
+			(unsigned long long) cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort),
+			(unsigned long long) CF_MAX_BYTES);
 	return true;
 }
 
@@ -547,7 +649,7 @@ void
 cf_init(void *buf, const cf_params *p)
 {
 	uint8_t    *h = buf;
-	size_t		len = cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
+	size_t		len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
 
 	memset(h, 0, len);
 	wr32(h + OFF_MAGIC, CF_MAGIC);
@@ -582,6 +684,25 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 	cf->low_bits = cf->semisort ? cf->f - 4 : 0;
 	cf->bucket_bits = (uint32_t) cf_bucket_bits(cf->b, cf->f, cf->semisort);
 	cf->max_kicks = rd32(h + OFF_KICKS);
+	cf->lo_ones = 0;
+	cf->hi_bits = 0;
+	for (uint32_t j = 0; j < cf->b && (uint64_t) (j + 1) * cf->f <= 64; j++)
+	{
+		cf->lo_ones |= UINT64_C(1) << (j * cf->f);
+		cf->hi_bits |= UINT64_C(1) << (j * cf->f + cf->f - 1);
+	}
+	cf->bucket_mask = cf->bucket_bits >= 64 ? ~UINT64_C(0) :
+		(UINT64_C(1) << cf->bucket_bits) - 1;
+	cf->ss_lo_ones = 0;
+	cf->ss_hi_bits = 0;
+	if (cf->semisort && cf->low_bits > 0 && cf->low_bits <= 13)
+	{
+		for (uint32_t j = 0; j < 4; j++)
+		{
+			cf->ss_lo_ones |= UINT64_C(1) << (j * cf->low_bits);
+			cf->ss_hi_bits |= UINT64_C(1) << (j * cf->low_bits + cf->low_bits - 1);
+		}
+	}
 }
 
 void
@@ -607,7 +728,7 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	const uint8_t *h = buf;
 	cf_params	p;
 	uint8_t		flags;
-	size_t		want;
+	uint64_t	want;
 
 	if (len < CF_HEADER_SIZE)
 		ERR("%zu bytes is shorter than the %d-byte header", len, CF_HEADER_SIZE);
@@ -632,9 +753,9 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	if (!cf_check_params(&p, err, errlen))
 		return false;
 	want = cf_total_bytes(p.num_buckets, p.bucket_size, p.fp_bits, p.semisort);
-	if (len != want)
-		ERR("length %zu does not match the %zu bytes that %u buckets need",
-			len, want, p.num_buckets);
+	if ((uint64_t) len != want)
+		ERR("length %zu does not match the %llu bytes that %u buckets need",
+			len, (unsigned long long) want, p.num_buckets);
 	if (rd64(h + OFF_ITEMS) > (uint64_t) p.num_buckets * p.bucket_size + 1)
 		ERR("item count %llu exceeds the %llu entries of the table",
 			(unsigned long long) rd64(h + OFF_ITEMS),
@@ -808,20 +929,24 @@ clear_victim(cf_filter *cf)
  * size with the same pairs (used by shrink).
  * ------------------------------------------------------------------------ */
 
-void
-cf_locate(const cf_filter *cf, uint64_t h, uint32_t *fp, uint32_t *i1)
+static inline void
+locate(const cf_filter *cf, uint64_t h, uint32_t *fp, uint32_t *i1)
 {
-	uint32_t	q = fastrange32((uint32_t) (mix64(h) >> 32), cf->c);
+	/*
+	 * q comes from the high half of h * an odd constant: for fixed low bits
+	 * of h (which give fp) and fixed r, it is still uniform.
+	 */
+	uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), cf->c);
 	uint32_t	r = (uint32_t) (h >> 32) & cf->rmask;
 
 	*fp = 1 + fastrange32((uint32_t) h, cf->fp_range);
 	*i1 = (q << cf->k) | r;
 }
 
-uint32_t
-cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
+static inline uint32_t
+alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
 {
-	uint64_t	hf = mix64((uint64_t) fp * UINT64_C(0x9E3779B97F4A7C15));
+	uint64_t	hf = fp_hash(fp);
 	uint32_t	q = i >> cf->k;
 	uint32_t	r = i & cf->rmask;
 	uint32_t	hq = fastrange32((uint32_t) hf, cf->c);
@@ -829,6 +954,18 @@ cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
 	uint32_t	r2 = r ^ ((uint32_t) (hf >> 32) & cf->rmask);
 
 	return (q2 << cf->k) | r2;
+}
+
+void
+cf_locate(const cf_filter *cf, uint64_t h, uint32_t *fp, uint32_t *i1)
+{
+	locate(cf, h, fp, i1);
+}
+
+uint32_t
+cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
+{
+	return alt_bucket(cf, i, fp);
 }
 
 /* True when both buckets of the pair hold nothing but fp. */
@@ -851,7 +988,7 @@ pair_only_fp(const cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
 static cf_status
 insert_fp(cf_filter *cf, uint32_t i1, uint32_t fp, uint64_t seed, bool check_copies)
 {
-	uint32_t	i2 = cf_alt_bucket(cf, i1, fp);
+	uint32_t	i2 = alt_bucket(cf, i1, fp);
 	uint32_t	i;
 	uint64_t	rng;
 
@@ -878,7 +1015,7 @@ insert_fp(cf_filter *cf, uint32_t i1, uint32_t fp, uint64_t seed, bool check_cop
 		fps[slot] = fp;
 		write_bucket(cf, i, fps);
 		fp = out;
-		i = cf_alt_bucket(cf, i, fp);
+		i = alt_bucket(cf, i, fp);
 		if (bucket_place(cf, i, fp))
 		{
 			add_items(cf, 1);
@@ -896,7 +1033,7 @@ cf_insert(cf_filter *cf, uint64_t h)
 	uint32_t	fp,
 				i1;
 
-	cf_locate(cf, h, &fp, &i1);
+	locate(cf, h, &fp, &i1);
 	return insert_fp(cf, i1, fp, h ^ cf_items(cf), true);
 }
 
@@ -915,8 +1052,8 @@ cf_contains(const cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
-	cf_locate(cf, h, &fp, &i1);
-	i2 = cf_alt_bucket(cf, i1, fp);
+	locate(cf, h, &fp, &i1);
+	i2 = alt_bucket(cf, i1, fp);
 	return bucket_has_fp(cf, i1, fp) || bucket_has_fp(cf, i2, fp) ||
 		victim_matches(cf, fp, i1, i2);
 }
@@ -938,8 +1075,8 @@ cf_count(const cf_filter *cf, uint64_t h)
 	uint32_t	fp,
 				i1;
 
-	cf_locate(cf, h, &fp, &i1);
-	return pair_count(cf, i1, cf_alt_bucket(cf, i1, fp), fp);
+	locate(cf, h, &fp, &i1);
+	return pair_count(cf, i1, alt_bucket(cf, i1, fp), fp);
 }
 
 /* After an entry was freed, moves the victim back into the table if it can. */
@@ -965,8 +1102,8 @@ cf_remove(cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
-	cf_locate(cf, h, &fp, &i1);
-	i2 = cf_alt_bucket(cf, i1, fp);
+	locate(cf, h, &fp, &i1);
+	i2 = alt_bucket(cf, i1, fp);
 	if (bucket_take(cf, i1, fp) || (i2 != i1 && bucket_take(cf, i2, fp)))
 	{
 		add_items(cf, -1);
@@ -1050,7 +1187,7 @@ cf_union_into(cf_filter *dst, const cf_filter *src)
 				seen |= (fps[t] == fp);
 			if (seen)
 				continue;		/* same key earlier in this bucket */
-			a = cf_alt_bucket(src, i, fp);
+			a = alt_bucket(src, i, fp);
 			if (a < i && bucket_has_fp(src, a, fp))
 				continue;		/* key was merged at bucket a */
 			st = union_key(dst, src, i, a, fp);
@@ -1062,7 +1199,7 @@ cf_union_into(cf_filter *dst, const cf_filter *src)
 	{
 		uint32_t	vb = rd32(src->buf + OFF_VBUCKET);
 		uint32_t	vfp = rd32(src->buf + OFF_VFP);
-		uint32_t	a = cf_alt_bucket(src, vb, vfp);
+		uint32_t	a = alt_bucket(src, vb, vfp);
 
 		if (!bucket_has_fp(src, vb, vfp) && !bucket_has_fp(src, a, vfp))
 		{

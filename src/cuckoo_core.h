@@ -38,7 +38,7 @@
  * it) still fits in PostgreSQL's 1 GB allocation limit: a filter that
  * cannot be printed cannot be dumped.
  */
-#define CF_MAX_BYTES		((size_t) 805306368 - 65536)
+#define CF_MAX_BYTES		(UINT64_C(805306368) - 65536)
 
 /* Bucket counts: m = c * 2^k with c < 256 (see docs/DESIGN.md). */
 #define CF_MANTISSA_BITS	8
@@ -107,6 +107,13 @@ typedef struct cf_filter
 	uint32_t	bucket_bits;
 	bool		semisort;
 	uint32_t	max_kicks;
+	/* SWAR probing of a plain bucket read as one 64-bit word */
+	uint64_t	lo_ones;		/* bit 0 of each of the b fields */
+	uint64_t	hi_bits;		/* bit f-1 of each of the b fields */
+	uint64_t	bucket_mask;	/* the low bucket_bits bits */
+	/* the same for the four (f-4)-bit suffixes of a semi-sorted bucket */
+	uint64_t	ss_lo_ones;
+	uint64_t	ss_hi_bits;
 } cf_filter;
 
 /* ---- sizing ---- */
@@ -116,8 +123,8 @@ extern bool cf_buckets_representable(uint64_t m);
 extern uint32_t cf_buckets_for_capacity(uint64_t capacity, uint32_t bucket_size);
 extern int	cf_fp_bits_for_fpr(double fpr, uint32_t bucket_size);
 extern size_t cf_bucket_bits(uint32_t bucket_size, uint32_t fp_bits, bool semisort);
-extern size_t cf_data_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
-extern size_t cf_total_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
+extern uint64_t cf_data_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
+extern uint64_t cf_total_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
 extern double cf_expected_fpr(uint32_t bucket_size, uint32_t fp_bits, double load);
 
 /* ---- construction and views ---- */

@@ -302,12 +302,11 @@ PG_FUNCTION_INFO_V1(cuckoo_union_trans);
 Datum
 cuckoo_union_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt;
 	CuckooFilter *state;
 	cf_filter	cs,
 				cv;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
+	if (!AggCheckCallContext(fcinfo, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoo_union_trans called in non-aggregate context")));
@@ -319,10 +318,13 @@ cuckoo_union_trans(PG_FUNCTION_ARGS)
 	}
 	if (PG_ARGISNULL(0))
 	{
-		MemoryContext old = MemoryContextSwitchTo(aggcxt);
-
-		state = PG_GETARG_CUCKOO_P_COPY(1);
-		MemoryContextSwitchTo(old);
+		/*
+		 * The first filter becomes the state.  Returned detoasted, in the
+		 * per-tuple context: the executor copies a new by-reference state
+		 * into the aggregate context itself (a copy made there by us would be
+		 * kept twice).
+		 */
+		state = PG_GETARG_CUCKOO_P(1);
 		cuckoo_open(&cs, state);
 		PG_RETURN_CUCKOO_P(state);
 	}

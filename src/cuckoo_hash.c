@@ -78,6 +78,64 @@ type_tag_for(Oid typid)
 	return tag ? tag : 1;
 }
 
+/*
+ * Whether the extended hash of typid sees object identifiers: enums inside
+ * arrays, ranges or composites (a top-level enum is hashed by its label), and
+ * the reg* types.  OIDs change on dump and restore, so a filter of such values
+ * would lose its members; such types are refused.
+ */
+static bool
+hash_uses_oids(Oid typid, int depth)
+{
+	Oid			base = getBaseType(typid);
+	Oid			sub;
+
+	if (depth > 32)
+		return true;			/* absurd nesting: refuse rather than guess */
+	switch (base)
+	{
+		case REGPROCOID:
+		case REGPROCEDUREOID:
+		case REGOPEROID:
+		case REGOPERATOROID:
+		case REGCLASSOID:
+		case REGTYPEOID:
+		case REGCONFIGOID:
+		case REGDICTIONARYOID:
+		case REGNAMESPACEOID:
+		case REGROLEOID:
+		case REGCOLLATIONOID:
+		case RECORDOID:			/* column types only known row by row */
+			return true;
+	}
+	if (type_is_enum(base))
+		return true;
+	if (OidIsValid(sub = get_element_type(base)))
+		return hash_uses_oids(sub, depth + 1);
+	if (type_is_range(base))
+		return hash_uses_oids(get_range_subtype(base), depth + 1);
+#if PG_VERSION_NUM >= 140000
+	if (type_is_multirange(base))
+		return hash_uses_oids(get_multirange_range(base), depth + 1);
+#endif
+	if (type_is_rowtype(base))
+	{
+		TupleDesc	desc = lookup_rowtype_tupdesc(base, -1);
+		bool		uses = false;
+
+		for (int i = 0; i < desc->natts && !uses; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			if (!att->attisdropped)
+				uses = hash_uses_oids(att->atttypid, depth + 1);
+		}
+		ReleaseTupleDesc(desc);
+		return uses;
+	}
+	return false;
+}
+
 /* Sets up hashing for values of type typid compared under collation. */
 void
 cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation, MemoryContext mcxt)
@@ -153,6 +211,13 @@ cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation, MemoryContext mcxt
 			{
 				TypeCacheEntry *tce;
 
+				if (hash_uses_oids(base, 0))
+					ereport(ERROR,
+							(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+							 errmsg("type %s cannot be stored in a cuckoo filter",
+									format_type_be(typid)),
+							 errdetail("Its hash depends on object identifiers (of enum labels, relations, types or anonymous records), which change when a database is dumped and restored; the filter would then lose its values."),
+							 errhint("Cast the values to text, or to a named composite type.")));
 				tce = lookup_type_cache(base, TYPECACHE_HASH_EXTENDED_PROC_FINFO);
 				if (!OidIsValid(tce->hash_extended_proc))
 					ereport(ERROR,
@@ -169,7 +234,7 @@ cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation, MemoryContext mcxt
 	}
 
 	/* Byte-wise hashing is equality only under a deterministic collation. */
-	if ((vh->method == HM_TEXT || vh->method == HM_BPCHAR) &&
+	if ((vh->method == HM_TEXT || vh->method == HM_BPCHAR || vh->method == HM_NAME) &&
 		OidIsValid(collation) && !get_collation_isdeterministic(collation))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

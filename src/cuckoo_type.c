@@ -26,7 +26,7 @@ PG_MODULE_MAGIC;
 CuckooFilter *
 cuckoo_new(const cf_params *p)
 {
-	size_t		len = cf_total_bytes(p->num_buckets, p->bucket_size,
+	size_t		len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size,
 									 p->fp_bits, p->semisort);
 	CuckooFilter *v = palloc(VARHDRSZ + len);
 
@@ -161,7 +161,7 @@ cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
 				   bool semisort, cf_params *p)
 {
 	uint32		m;
-	size_t		bytes;
+	uint64		bytes;
 
 	if (capacity < 1)
 		ereport(ERROR,
@@ -283,7 +283,7 @@ cuckoo_in(PG_FUNCTION_ARGS)
 	CuckooFilter *v;
 	Node	   *escontext = fcinfo->context;
 
-	if (!cf_b64_decoded_len(str, n, &len) || len > CF_MAX_BYTES ||
+	if (!cf_b64_decoded_len(str, n, &len) || (uint64) len > CF_MAX_BYTES ||
 		!cf_b64_decode(str, n, (bytes = palloc(len + 1))))
 	{
 #if PG_VERSION_NUM >= 160000
