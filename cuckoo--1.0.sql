@@ -185,6 +185,7 @@ CREATE AGGREGATE cuckoo_agg(anycompatible) (
     COMBINEFUNC = cuckoo_agg_combine,
     SERIALFUNC = cuckoo_agg_serialize,
     DESERIALFUNC = cuckoo_agg_deserialize,
+    SSPACE = 600,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cuckoo_agg(anycompatible) IS
@@ -198,6 +199,7 @@ CREATE AGGREGATE cuckoo_agg(anycompatible, float8) (
     COMBINEFUNC = cuckoo_agg_combine,
     SERIALFUNC = cuckoo_agg_serialize,
     DESERIALFUNC = cuckoo_agg_deserialize,
+    SSPACE = 600,
     PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE cuckoo_agg(anycompatible, float8) IS
@@ -220,3 +222,79 @@ CREATE AGGREGATE cuckoo_agg(anycompatible, bigint, float8) (
 );
 COMMENT ON AGGREGATE cuckoo_agg(anycompatible, bigint, float8) IS
     'a filter of the distinct non-null values with a fixed shape (capacity, fpr), so that filters built apart can be unioned';
+
+-- ---------------------------------------------------------------------------
+-- Equality of filters (of their binary forms), for GROUP BY, DISTINCT, UNION
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cuckoo_eq(cuckoofilter, cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_ne(cuckoofilter, cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_hash_filter(cuckoofilter) RETURNS integer
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_hash_filter_extended(cuckoofilter, bigint) RETURNS bigint
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR = (
+    LEFTARG = cuckoofilter,
+    RIGHTARG = cuckoofilter,
+    FUNCTION = cuckoo_eq,
+    COMMUTATOR = =,
+    NEGATOR = <>,
+    RESTRICT = eqsel,
+    JOIN = eqjoinsel,
+    HASHES,
+    MERGES
+);
+COMMENT ON OPERATOR = (cuckoofilter, cuckoofilter) IS
+    'same binary form: same shape and the same entries in the same slots';
+
+CREATE OPERATOR <> (
+    LEFTARG = cuckoofilter,
+    RIGHTARG = cuckoofilter,
+    FUNCTION = cuckoo_ne,
+    COMMUTATOR = <>,
+    NEGATOR = =,
+    RESTRICT = neqsel,
+    JOIN = neqjoinsel
+);
+COMMENT ON OPERATOR <> (cuckoofilter, cuckoofilter) IS
+    'different binary forms';
+
+CREATE OPERATOR CLASS cuckoofilter_hash_ops
+    DEFAULT FOR TYPE cuckoofilter USING hash AS
+        OPERATOR 1 = (cuckoofilter, cuckoofilter),
+        FUNCTION 1 cuckoo_hash_filter(cuckoofilter),
+        FUNCTION 2 cuckoo_hash_filter_extended(cuckoofilter, bigint);
+
+-- Byte order of the binary forms: no meaning beyond making sorts (DISTINCT,
+-- ORDER BY, merge joins) possible.
+CREATE FUNCTION cuckoo_cmp(cuckoofilter, cuckoofilter) RETURNS integer
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_lt(cuckoofilter, cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_le(cuckoofilter, cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_gt(cuckoofilter, cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_ge(cuckoofilter, cuckoofilter) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR < (LEFTARG = cuckoofilter, RIGHTARG = cuckoofilter, FUNCTION = cuckoo_lt,
+                   COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = cuckoofilter, RIGHTARG = cuckoofilter, FUNCTION = cuckoo_le,
+                    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR > (LEFTARG = cuckoofilter, RIGHTARG = cuckoofilter, FUNCTION = cuckoo_gt,
+                   COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR >= (LEFTARG = cuckoofilter, RIGHTARG = cuckoofilter, FUNCTION = cuckoo_ge,
+                    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+
+CREATE OPERATOR CLASS cuckoofilter_btree_ops
+    DEFAULT FOR TYPE cuckoofilter USING btree AS
+        OPERATOR 1 < ,
+        OPERATOR 2 <= ,
+        OPERATOR 3 = ,
+        OPERATOR 4 >= ,
+        OPERATOR 5 > ,
+        FUNCTION 1 cuckoo_cmp(cuckoofilter, cuckoofilter);

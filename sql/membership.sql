@@ -99,6 +99,14 @@ SELECT cuckoo_add(cuckoo_create(10), ROW(1, 'a'));
 CREATE TYPE int_pair AS (a int, b int);
 SELECT cuckoo_add(cuckoo_create(10), ROW(1, 2)::int_pair) @> ROW(1, 2)::int_pair AS composite_ok,
        cuckoo_add(cuckoo_create(10), 42::oid) @> 42::oid AS oid_ok;
+-- A type outside the built-in families is recorded by its name, so moving it
+-- to another schema keeps its filters usable.
+CREATE TABLE pairs AS SELECT cuckoo_add(cuckoo_create(10), ROW(1, 2)::int_pair) AS f;
+CREATE SCHEMA elsewhere;
+ALTER TYPE int_pair SET SCHEMA elsewhere;
+SELECT f @> ROW(1, 2)::elsewhere.int_pair AS found_after_set_schema FROM pairs;
+CREATE TYPE other_pair AS (a int, b int);
+SELECT f @> ROW(1, 2)::other_pair FROM pairs;
 -- Domains use their base type.
 CREATE DOMAIN posint AS int CHECK (VALUE > 0);
 SELECT cuckoo_add(cuckoo_create(10), 5::posint) @> 5 AS domain_found;

@@ -104,5 +104,13 @@ SELECT set_byte(set_byte(set_byte(set_byte(set_byte(set_byte(
 SELECT items FROM cuckoo_info(set_byte(set_byte(set_byte(set_byte(set_byte(set_byte(set_byte(
          cuckoo_create(4, semisort => true)::bytea, 8, 1), 24, 4), 48, 4), 49, 32), 50, 12), 51, 68), 52, 1)::cuckoofilter);
 
+-- Equality compares binary forms: GROUP BY, DISTINCT and UNION work.
+SELECT a.id, b.id, a.f = b.f AS eq, a.f <> b.f AS ne
+FROM io a, io b WHERE a.id <= b.id ORDER BY 1, 2;
+SELECT count(DISTINCT f) AS distinct_filters, count(*) AS rows
+FROM (SELECT f FROM io UNION ALL SELECT f FROM io) s;
+SELECT count(*) AS groups FROM (SELECT f FROM io_text UNION SELECT f FROM io_bin) s;
+SELECT cuckoo_add(cuckoo_create(10), 1) = cuckoo_add(cuckoo_create(10), 1) AS same_inputs_same_bytes;
+
 -- Nothing malformed got in, and the good values are still good.
 SELECT count(*) AS filters, bool_and((cuckoo_info(f)).items IS NOT NULL) AS all_readable FROM io;

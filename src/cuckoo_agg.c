@@ -105,7 +105,7 @@ hs_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag, int64 cap)
 {
 	HashSetState *s = MemoryContextAllocZero(cxt, sizeof(HashSetState));
 
-	s->cap = Max(cap, 1024);
+	s->cap = Max(cap, 64);
 	s->h = MemoryContextAllocHuge(cxt, (Size) s->cap * sizeof(uint64));
 	s->fpr = fpr;
 	s->kind = kind;
@@ -173,7 +173,7 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 		}
 		check_fpr(fpr);
 		(void) agg_fp_bits(fpr);
-		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag, 1024);
+		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag, 64);
 	}
 	hs_add(s, aggcxt, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1)));
 	PG_RETURN_POINTER(s);

@@ -273,7 +273,7 @@ union_into(cf_filter *dst, const cf_filter *src)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the union does not fit in a cuckoo filter of this shape"),
 				 errdetail("The filter has %u buckets of %u entries.", dst->m, dst->b),
-				 errhint("Build the filters with a larger capacity.")));
+				 errhint("Union filters built by cuckoo_create or cuckoo_agg(value, capacity, fpr) with a capacity for all their values; filters that cuckoo_agg(value) sized to their own data have no room to spare.")));
 	cuckoo_report_status(st, dst);
 }
 

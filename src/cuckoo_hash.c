@@ -14,7 +14,6 @@
 
 #include "access/htup_details.h"
 #include "catalog/pg_collation.h"
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -56,25 +55,23 @@ cuckoo_call_cache(FunctionCallInfo fcinfo)
 	return (CuckooCallCache *) fcinfo->flinfo->fn_extra;
 }
 
-/* A stable 32-bit name for a type: hash of "schema.typname", never 0. */
+/*
+ * A 32-bit tag naming a type: hash of its name without the schema (so that
+ * ALTER ... SET SCHEMA, e.g. of an extension's types, keeps filters usable),
+ * never 0.
+ */
 static uint32
 type_tag_for(Oid typid)
 {
 	HeapTuple	tup;
-	Form_pg_type typ;
-	char	   *nsp;
-	char	   *name;
 	uint32		tag;
 
 	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "cache lookup failed for type %u", typid);
-	typ = (Form_pg_type) GETSTRUCT(tup);
-	nsp = get_namespace_name(typ->typnamespace);
-	name = psprintf("%s.%s", nsp ? nsp : "", NameStr(typ->typname));
+	tag = (uint32) cf_hash_bytes(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname),
+								 strlen(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname)));
 	ReleaseSysCache(tup);
-	tag = (uint32) cf_hash_bytes(name, strlen(name));
-	pfree(name);
 	return tag ? tag : 1;
 }
 
@@ -403,9 +400,11 @@ cuckoo_check_kind(const cf_filter *cf, const ValueHasher *vh)
 	if (kind == CF_KIND_OTHER)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cuckoo filter holds values of another type than %s",
+				 errmsg("cuckoo filter holds values of a different type than %s",
 						format_type_be(vh->typid)),
-				 errhint("Probe a filter with values of the type it was built from.")));
+				 errdetail("The filter was built from values of a type outside the built-in families, recorded by the type's name (tag %08x); %s has another name.",
+						   cf_type_tag(cf), format_type_be(vh->typid)),
+				 errhint("Probe a filter with values of the type it was built from (after ALTER TYPE ... RENAME, rebuild the filter).")));
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
 			 errmsg("cuckoo filter holds %s values, not %s",

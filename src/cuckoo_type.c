@@ -104,9 +104,11 @@ cuckoo_report_status(cf_status st, const cf_filter *cf)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("cuckoo filter is full"),
-					 errdetail("It holds " UINT64_FORMAT " items in %u buckets of %u (load factor %.3f); its rated capacity is " UINT64_FORMAT ".",
+					 errdetail("It holds " UINT64_FORMAT " items: %u buckets of %u entries (load factor %.3f)%s; its rated capacity is " UINT64_FORMAT ".",
 							   cf_items(cf), cf->m, cf->b,
-							   (double) cf_items(cf) / ((double) cf->m * cf->b),
+							   (double) (cf_items(cf) - (cf_victim_used(cf) ? 1 : 0)) /
+							   ((double) cf->m * cf->b),
+							   cf_victim_used(cf) ? " and the one-entry victim slot" : "",
 							   cf_capacity(cf)),
 					 errhint("Build a larger filter: cuckoo_agg over the source data, or cuckoo_create with a larger capacity.")));
 			break;
@@ -359,6 +361,77 @@ cuckoo_from_bytea(PG_FUNCTION_ARGS)
 									   NULL));
 }
 
+/* Byte-wise comparison of two filters' binary forms. */
+static int
+cuckoo_cmp_internal(CuckooFilter *a, CuckooFilter *b)
+{
+	size_t		la = CUCKOO_BYTES_LEN(a);
+	size_t		lb = CUCKOO_BYTES_LEN(b);
+	int			c = memcmp(a->bytes, b->bytes, Min(la, lb));
+
+	if (c != 0)
+		return c;
+	return la < lb ? -1 : (la > lb ? 1 : 0);
+}
+
+/* f = g: the same binary form (same shape, same entries in the same slots). */
+PG_FUNCTION_INFO_V1(cuckoo_eq);
+Datum
+cuckoo_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cuckoo_cmp_internal(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1)) == 0);
+}
+
+PG_FUNCTION_INFO_V1(cuckoo_ne);
+Datum
+cuckoo_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(cuckoo_cmp_internal(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1)) != 0);
+}
+
+/* Byte order of the binary forms, for the btree operator class (sorting). */
+PG_FUNCTION_INFO_V1(cuckoo_cmp);
+Datum
+cuckoo_cmp(PG_FUNCTION_ARGS)
+{
+	int			c = cuckoo_cmp_internal(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1));
+
+	PG_RETURN_INT32(c < 0 ? -1 : (c > 0 ? 1 : 0));
+}
+
+#define CUCKOO_CMP_OP(name, test) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(cuckoo_cmp_internal(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1)) test); \
+}
+
+CUCKOO_CMP_OP(cuckoo_lt, < 0)
+CUCKOO_CMP_OP(cuckoo_le, <= 0)
+CUCKOO_CMP_OP(cuckoo_gt, > 0)
+CUCKOO_CMP_OP(cuckoo_ge, >= 0)
+
+/* Hash of the binary form, for the hash operator class (GROUP BY, DISTINCT). */
+PG_FUNCTION_INFO_V1(cuckoo_hash_filter);
+Datum
+cuckoo_hash_filter(PG_FUNCTION_ARGS)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+
+	PG_RETURN_INT32((int32) cf_hash_bytes(v->bytes, CUCKOO_BYTES_LEN(v)));
+}
+
+PG_FUNCTION_INFO_V1(cuckoo_hash_filter_extended);
+Datum
+cuckoo_hash_filter_extended(PG_FUNCTION_ARGS)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	uint64		seed = (uint64) PG_GETARG_INT64(1);
+
+	PG_RETURN_INT64((int64) (cf_hash_bytes(v->bytes, CUCKOO_BYTES_LEN(v)) ^ cf_hash_u64(seed)));
+}
+
 /* cuckoo_info(f): the shape and fill of a filter, as one record. */
 PG_FUNCTION_INFO_V1(cuckoo_info);
 Datum
@@ -379,7 +452,8 @@ cuckoo_info(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 
 	items = cf_items(&cf);
-	load = (double) items / ((double) cf.m * cf.b);
+	/* the load of the table; an item in the victim slot is not in it */
+	load = (double) (items - (cf_victim_used(&cf) ? 1 : 0)) / ((double) cf.m * cf.b);
 	values[0] = Int64GetDatum(cf.m);
 	values[1] = Int32GetDatum((int32) cf.b);
 	values[2] = Int32GetDatum((int32) cf.f);
