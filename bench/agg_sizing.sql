@@ -1,6 +1,6 @@
 -- cuckoo_agg sizing: bits per item and measured false-positive rate for
 -- n distinct values, n from 1,000 to 10,000,000 (round and awkward sizes).
--- Run: pg_virtualenv -v 15 psql -X -f bench/agg_sizing.sql   (after make install)
+-- Run: pg_virtualenv -t -v 15 psql -X -f bench/agg_sizing.sql   (after make install)
 CREATE EXTENSION IF NOT EXISTS cuckoo;
 \pset footer off
 CREATE TEMP TABLE sizing (n bigint, buckets bigint, f int, bytes bigint, bits_per_item float8,

@@ -4,9 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG_MAJOR="${PG_MAJOR:-15}"
+# A temporary cluster (-t) on a port of its own, so that runs can overlap.
+PGV_PORT="${PGV_PORT:-$((20000 + $$ % 20000))}"
 bash scripts/install-deps.sh
 export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 make -s PG_CONFIG="$PG_CONFIG" >/dev/null
 make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 # pg_virtualenv creates a temporary cluster, runs the command, and drops it.
-pg_virtualenv -v "$PG_MAJOR" psql -X -q -v ON_ERROR_STOP=1 -f demo/demo.sql
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" psql -X -q -v ON_ERROR_STOP=1 -f demo/demo.sql

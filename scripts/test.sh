@@ -6,6 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PG_MAJOR="${PG_MAJOR:-15}"
+# A temporary cluster (-t) on a port of its own, so that runs can overlap.
+PGV_PORT="${PGV_PORT:-$((20000 + $$ % 20000))}"
 bash scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 log=$(mktemp -d)
@@ -53,7 +55,7 @@ count unit-asan "$log/unit-asan.log"
 make -s -C test/unit clean >/dev/null 2>&1 || true
 
 # pg_regress: one result per test file.
-pg_virtualenv -v "$PG_MAJOR" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
 grep -E '^(test|     |ok|not ok)' "$log/regress.log" | grep -E ' (ok|FAILED|failed)' | sed 's/^/    /'
 rp=$(grep -cE '^(test |     )?[a-z_]+ +\.\.\. ok|^ok [0-9]+' "$log/regress.log")
 rf=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+' "$log/regress.log")
@@ -66,7 +68,7 @@ echo "# regress: $rp passed, $rf failed"
 passed=$((passed + rp)); failed=$((failed + rf))
 
 # pg_dump / pg_restore round trip in a cluster of its own.
-pg_virtualenv -v "$PG_MAJOR" bash test/dump_restore.sh >"$log/dump.log" 2>&1
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/dump_restore.sh >"$log/dump.log" 2>&1
 grep -E '^not ok' "$log/dump.log" | sed 's/^/    /'
 count dump_restore "$log/dump.log"
 
