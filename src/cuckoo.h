@@ -50,6 +50,12 @@ typedef struct CuckooCallCache
 	bool		toast_valid;
 	struct varatt_external toast_ptr;
 	CuckooFilter *toast_value;
+	/* the view of the last filter opened, keyed by its header bytes */
+	bool		view_valid;
+	bool		view_kind_ok;	/* its kind matched the hasher's */
+	size_t		view_len;
+	uint8		view_header[CF_HEADER_SIZE];
+	cf_filter	view;
 } CuckooCallCache;
 
 extern CuckooCallCache *cuckoo_call_cache(FunctionCallInfo fcinfo);
@@ -66,6 +72,8 @@ extern bool cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh);
 /* cuckoo_type.c */
 extern CuckooFilter *cuckoo_new(const cf_params *p);
 extern void cuckoo_open(cf_filter *cf, CuckooFilter *v);
+extern void cuckoo_open_probe(FunctionCallInfo fcinfo, CuckooFilter *v,
+							  ValueHasher *vh, cf_filter *cf);
 extern CuckooFilter *cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno);
 extern void cuckoo_report_status(cf_status st, const cf_filter *cf);
 extern void cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,

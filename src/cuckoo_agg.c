@@ -3,8 +3,8 @@
  *     The aggregates that build filters inside queries.
  *
  * cuckoo_agg(value [, fpr]) sizes the filter to the data.  Its state is the
- * set of distinct 64-bit hashes seen (a sorted, de-duplicated array plus an
- * unsorted tail); the final function counts them and builds a filter of
+ * set of distinct 64-bit hashes seen (an ordered linear-probing table, read in
+ * ascending order); the final function counts them and builds a filter of
  * exactly the size they need.  Equal hashes are one value, so each distinct
  * value is stored once, and serial and parallel plans build byte-identical
  * filters (the final function inserts in sorted hash order).
@@ -35,78 +35,142 @@
 #define AGG_MAX_TRIES	200
 #define SER_MAGIC		0x43484153u	/* serialised state: "SAHC" */
 
-/* State of cuckoo_agg(value [, fpr]). */
+/*
+ * State of cuckoo_agg(value [, fpr]): the set of distinct 64-bit hashes, in an
+ * ordered linear-probing table.  A hash's home slot is its top lg bits, which
+ * grow with the hash, and each run of occupied slots is kept sorted, so the
+ * table read from start to end lists the hashes in ascending order: no sort is
+ * ever needed, and the final build, combine and serialisation all see one
+ * canonical order.  Runs never wrap around; OVERFLOW slots past the end absorb
+ * the last run.  Slot value 0 means empty; the hash 0 is kept in has_zero.
+ */
+#define HS_OVERFLOW		64
+#define HS_MAX_LOAD		0.75
+
 typedef struct HashSetState
 {
-	uint64	   *h;				/* h[0 .. nsorted) sorted and unique */
-	int64		n;
-	int64		nsorted;
-	int64		cap;
+	uint64	   *slots;			/* (1 << lg) + HS_OVERFLOW slots */
+	int			lg;
+	int64		n;				/* distinct hashes stored, has_zero included */
+	bool		has_zero;
 	double		fpr;
 	uint16		kind;
 	uint32		type_tag;
+	MemoryContext cxt;
 } HashSetState;
 
-static int
-cmp_u64(const void *a, const void *b)
+static inline int64
+hs_nslots(const HashSetState *s)
 {
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return x < y ? -1 : (x > y ? 1 : 0);
+	return ((int64) 1 << s->lg) + HS_OVERFLOW;
 }
 
-/* Sorts the whole array and drops duplicates. */
-static void
-hs_compact(HashSetState *s)
+static inline int64
+hs_home(const HashSetState *s, uint64 h)
 {
-	int64		w = 0;
-
-	if (s->nsorted == s->n)
-		return;
-	qsort(s->h, (size_t) s->n, sizeof(uint64), cmp_u64);
-	for (int64 r = 0; r < s->n; r++)
-		if (w == 0 || s->h[w - 1] != s->h[r])
-			s->h[w++] = s->h[r];
-	s->n = s->nsorted = w;
+	return s->lg == 0 ? 0 : (int64) (h >> (64 - s->lg));
 }
 
-static void
-hs_reserve(HashSetState *s, MemoryContext cxt, int64 want)
+static uint64 *
+hs_alloc_slots(MemoryContext cxt, int lg)
 {
-	int64		cap = s->cap;
+	Size		bytes = (((Size) 1 << lg) + HS_OVERFLOW) * sizeof(uint64);
 
-	if (want <= cap)
-		return;
-	while (cap < want)
-		cap *= 2;
-	if ((Size) cap * sizeof(uint64) > MaxAllocHugeSize / 2)
+	if (bytes > MaxAllocHugeSize / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many distinct values for one cuckoo filter")));
-	s->h = (uint64 *) repalloc_huge(s->h, (Size) cap * sizeof(uint64));
-	s->cap = cap;
+	return (uint64 *) MemoryContextAllocExtended(cxt, bytes, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
+/* Rebuilds the table with at least 2^lg home slots; a sequential pass. */
+static void
+hs_resize(HashSetState *s, int lg)
+{
+	for (;; lg++)
+	{
+		uint64	   *old = s->slots;
+		int64		oldn = hs_nslots(s);
+		int			oldlg = s->lg;
+		int64		last = -1;
+		bool		ok = true;
+
+		s->lg = lg;
+		s->slots = hs_alloc_slots(s->cxt, lg);
+		for (int64 i = 0; i < oldn && ok; i++)
+		{
+			int64		pos;
+
+			if (old[i] == 0)
+				continue;
+			pos = Max(hs_home(s, old[i]), last + 1);
+			if (pos >= hs_nslots(s))
+				ok = false;		/* the last run does not fit: grow more */
+			else
+				s->slots[last = pos] = old[i];
+		}
+		if (ok)
+		{
+			pfree(old);
+			return;
+		}
+		pfree(s->slots);
+		s->slots = old;
+		s->lg = oldlg;
+	}
 }
 
 static void
-hs_add(HashSetState *s, MemoryContext cxt, uint64 h)
+hs_add(HashSetState *s, uint64 h)
 {
-	if (s->n == s->cap)
+	int64		nslots,
+				pos,
+				e;
+
+	if (h == 0)
 	{
-		hs_compact(s);
-		if (s->n > s->cap / 2)
-			hs_reserve(s, cxt, s->cap * 2);
+		if (!s->has_zero)
+			s->has_zero = true, s->n++;
+		return;
 	}
-	s->h[s->n++] = h;
+	for (;;)
+	{
+		nslots = hs_nslots(s);
+		pos = hs_home(s, h);
+		while (pos < nslots && s->slots[pos] != 0 && s->slots[pos] < h)
+			pos++;
+		if (pos < nslots && s->slots[pos] == h)
+			return;				/* seen before */
+		for (e = pos; e < nslots && s->slots[e] != 0; e++)
+			;
+		if (e < nslots && (double) (s->n + 1) <= HS_MAX_LOAD * (double) ((int64) 1 << s->lg))
+			break;
+		hs_resize(s, s->lg + 1);
+	}
+	memmove(&s->slots[pos + 1], &s->slots[pos], (Size) (e - pos) * sizeof(uint64));
+	s->slots[pos] = h;
+	s->n++;
 }
 
+/* Calls fn for every hash in ascending order. */
+#define HS_FOREACH(s, h, body) \
+	do { \
+		if ((s)->has_zero) { uint64 h = 0; body; } \
+		for (int64 i_ = 0; i_ < hs_nslots(s); i_++) \
+			if ((s)->slots[i_] != 0) { uint64 h = (s)->slots[i_]; body; } \
+	} while (0)
+
 static HashSetState *
-hs_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag, int64 cap)
+hs_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag, int64 expect)
 {
 	HashSetState *s = MemoryContextAllocZero(cxt, sizeof(HashSetState));
+	int			lg = 6;
 
-	s->cap = Max(cap, 64);
-	s->h = MemoryContextAllocHuge(cxt, (Size) s->cap * sizeof(uint64));
+	while (lg < 40 && (double) expect > HS_MAX_LOAD * (double) ((int64) 1 << lg))
+		lg++;
+	s->cxt = cxt;
+	s->lg = lg;
+	s->slots = hs_alloc_slots(cxt, lg);
 	s->fpr = fpr;
 	s->kind = kind;
 	s->type_tag = tag;
@@ -173,9 +237,9 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 		}
 		check_fpr(fpr);
 		(void) agg_fp_bits(fpr);
-		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag, 64);
+		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag, 0);
 	}
-	hs_add(s, aggcxt, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1)));
+	hs_add(s, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1)));
 	PG_RETURN_POINTER(s);
 }
 
@@ -204,10 +268,7 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 		s1 = hs_new(aggcxt, s2->fpr, s2->kind, s2->type_tag, s2->n);
 	else if (s1->kind != s2->kind || s1->type_tag != s2->type_tag)
 		elog(ERROR, "cuckoo_agg states of different value types");
-	hs_reserve(s1, aggcxt, s1->n + s2->n);
-	memcpy(s1->h + s1->n, s2->h, (Size) s2->n * sizeof(uint64));
-	s1->n += s2->n;
-	hs_compact(s1);
+	HS_FOREACH(s2, h, hs_add(s1, h));
 	PG_RETURN_POINTER(s1);
 }
 
@@ -240,7 +301,6 @@ cuckoo_agg_serialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoo_agg_serialize called in non-aggregate context")));
 	s = (HashSetState *) PG_GETARG_POINTER(0);
-	hs_compact(s);
 	len = VARHDRSZ + sizeof(SerialHeader) + (Size) s->n * sizeof(uint64);
 	if (len > MaxAllocSize)
 		ereport(ERROR,
@@ -254,7 +314,11 @@ cuckoo_agg_serialize(PG_FUNCTION_ARGS)
 	hdr.type_tag = s->type_tag;
 	hdr.fpr = s->fpr;
 	memcpy(VARDATA(out), &hdr, sizeof(hdr));
-	memcpy(VARDATA(out) + sizeof(hdr), s->h, (Size) s->n * sizeof(uint64));
+	{
+		char	   *p = VARDATA(out) + sizeof(hdr);
+
+		HS_FOREACH(s, h, (memcpy(p, &h, sizeof(uint64)), p += sizeof(uint64)));
+	}
 	PG_RETURN_BYTEA_P(out);
 }
 
@@ -286,10 +350,13 @@ cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 	n = (int64) ((len - sizeof(hdr)) / sizeof(uint64));
 	/* only combine reads it, copying what it keeps into the aggregate context */
 	s = hs_new(CurrentMemoryContext, hdr.fpr, hdr.kind, hdr.type_tag, n);
-	memcpy(s->h, VARDATA_ANY(in) + sizeof(hdr), (Size) n * sizeof(uint64));
-	s->n = n;
-	s->nsorted = 0;
-	hs_compact(s);
+	for (int64 i = 0; i < n; i++)
+	{
+		uint64		h;
+
+		memcpy(&h, VARDATA_ANY(in) + sizeof(hdr) + i * sizeof(uint64), sizeof(uint64));
+		hs_add(s, h);
+	}
 	PG_RETURN_POINTER(s);
 }
 
@@ -415,7 +482,6 @@ cuckoo_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_CUCKOO_P(empty_filter(fcinfo, &p));
 	}
 
-	hs_compact(s);				/* representation only; the set is unchanged */
 	n = (uint64) s->n;
 	p.fp_bits = agg_fp_bits(s->fpr);
 	p.kind = s->kind;
@@ -437,15 +503,14 @@ cuckoo_agg_final(PG_FUNCTION_ARGS)
 		p.num_buckets = (uint32) m;
 		v = cuckoo_new(&p);
 		cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
-		for (uint64 i = 0; i < n; i++)
+		if (s->has_zero && cf_insert(&cf, 0) != CF_OK)
+			ok = false;
+		for (int64 i = 0; ok && i < hs_nslots(s); i++)
 		{
 			if ((i & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			if (cf_insert(&cf, s->h[i]) != CF_OK)
-			{
+			if (s->slots[i] != 0 && cf_insert(&cf, s->slots[i]) != CF_OK)
 				ok = false;
-				break;
-			}
 		}
 		if (ok)
 			PG_RETURN_CUCKOO_P(v);

@@ -161,8 +161,7 @@ cuckoo_contains(PG_FUNCTION_ARGS)
 	CuckooFilter *v = cuckoo_getarg_cached(fcinfo, 0);
 	cf_filter	cf;
 
-	cuckoo_open(&cf, v);
-	cuckoo_check_kind(&cf, vh);
+	cuckoo_open_probe(fcinfo, v, vh, &cf);
 	if (cf_items(&cf) == 0)
 		PG_RETURN_BOOL(false);
 	PG_RETURN_BOOL(cf_contains(&cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1))));
@@ -186,8 +185,7 @@ cuckoo_contains_array(PG_FUNCTION_ARGS)
 	int			i = 0;
 	cf_filter	cf;
 
-	cuckoo_open(&cf, v);
-	cuckoo_check_kind(&cf, vh);
+	cuckoo_open_probe(fcinfo, v, vh, &cf);
 	it = array_create_iterator(arr, 0, NULL);
 	while (array_iterate(it, &value, &isnull))
 	{
@@ -214,8 +212,7 @@ cuckoo_count(PG_FUNCTION_ARGS)
 	CuckooFilter *v = cuckoo_getarg_cached(fcinfo, 0);
 	cf_filter	cf;
 
-	cuckoo_open(&cf, v);
-	cuckoo_check_kind(&cf, vh);
+	cuckoo_open_probe(fcinfo, v, vh, &cf);
 	if (cf_items(&cf) == 0)
 		PG_RETURN_INT32(0);
 	PG_RETURN_INT32((int32) cf_count(&cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1))));

@@ -340,9 +340,14 @@ ValueHasher *
 cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno)
 {
 	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
-	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	Oid			coll = PG_GET_COLLATION();
+	Oid			typid;
+	Oid			coll;
 
+	/* a call site's argument type and collation never change */
+	if (cc->hasher_valid)
+		return &cc->hasher;
+	typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	coll = PG_GET_COLLATION();
 	if (!OidIsValid(typid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -361,10 +366,14 @@ ValueHasher *
 cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno)
 {
 	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
-	Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			arrtype;
 	Oid			elemtype;
-	Oid			coll = PG_GET_COLLATION();
+	Oid			coll;
 
+	if (cc->hasher_valid)
+		return &cc->hasher;
+	arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	coll = PG_GET_COLLATION();
 	if (!OidIsValid(arrtype) ||
 		!OidIsValid(elemtype = get_element_type(getBaseType(arrtype))))
 		ereport(ERROR,
