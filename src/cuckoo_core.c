@@ -25,6 +25,11 @@
 #define CF_ALWAYS_INLINE inline
 #endif
 
+cf_interrupt_fn cf_interrupt_hook = NULL;
+
+#define CF_CHECK_INTERRUPTS(i) \
+	do { if (((i) & 0xFFFF) == 0 && cf_interrupt_hook) cf_interrupt_hook(); } while (0)
+
 /* ------------------------------------------------------------------------
  * Little-endian access.  Header fields are assembled byte by byte; the bucket
  * array is read with unaligned 64-bit loads (the data section carries eight
@@ -796,6 +801,7 @@ cf_validate(const void *buf, size_t len, char *err, size_t errlen)
 	{
 		uint32_t	fps[8];
 
+		CF_CHECK_INTERRUPTS(i);
 		if (cf.semisort)
 		{
 			uint32_t	code = get_bits(cf.data, (uint64_t) i * cf.bucket_bits, 12);
@@ -1173,6 +1179,7 @@ cf_union_into(cf_filter *dst, const cf_filter *src)
 	{
 		uint32_t	fps[8];
 
+		CF_CHECK_INTERRUPTS(i);
 		read_bucket(src, i, fps);
 		for (uint32_t j = 0; j < src->b; j++)
 		{
@@ -1250,6 +1257,7 @@ cf_rehash_into(const cf_filter *src, cf_filter *dst)
 		uint32_t	fps[8];
 		uint32_t	ni = ((i >> src->k) << dst->k) | (i & dst->rmask);
 
+		CF_CHECK_INTERRUPTS(i);
 		read_bucket(src, i, fps);
 		for (uint32_t j = 0; j < src->b; j++)
 		{

@@ -116,6 +116,14 @@ typedef struct cf_filter
 	uint64_t	ss_hi_bits;
 } cf_filter;
 
+/*
+ * Called every 65536 buckets by the loops whose length grows with the filter
+ * (validation, union, rehash), so that a host can cancel them; it may not
+ * return (PostgreSQL's CHECK_FOR_INTERRUPTS longjmps).  NULL: not called.
+ */
+typedef void (*cf_interrupt_fn) (void);
+extern cf_interrupt_fn cf_interrupt_hook;
+
 /* ---- sizing ---- */
 extern double cf_target_load(uint32_t bucket_size);
 extern uint32_t cf_round_buckets(uint64_t min_buckets);

@@ -15,12 +15,28 @@
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #if PG_VERSION_NUM >= 160000
 #include "nodes/miscnodes.h"
 #endif
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* Lets a query cancel or time out inside the core's long loops. */
+static void
+cuckoo_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+void
+_PG_init(void)
+{
+	cf_interrupt_hook = cuckoo_check_interrupts;
+}
 
 /* Allocates and initialises an empty filter with the given parameters. */
 CuckooFilter *
