@@ -2,7 +2,7 @@
 EXTENSION = cuckoo
 MODULE_big = cuckoo
 OBJS = src/cuckoo_core.o src/cuckoo_hash.o src/cuckoo_type.o \
-       src/cuckoo_funcs.o src/cuckoo_agg.o
+       src/cuckoo_funcs.o src/cuckoo_agg.o src/cuckoo_planner.o
 DATA = cuckoo--1.0.sql
 PGFILEDESC = "cuckoo - cuckoo filter type"
 

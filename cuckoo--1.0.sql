@@ -99,15 +99,22 @@ CREATE FUNCTION cuckoo_add_if_absent_array(f cuckoofilter, vals anycompatiblearr
 COMMENT ON FUNCTION cuckoo_add_if_absent_array(cuckoofilter, anycompatiblearray) IS
     'the filter with each non-null element of vals added unless already reported';
 
-CREATE FUNCTION cuckoo_contains(f cuckoofilter, value anycompatible) RETURNS boolean
+CREATE FUNCTION cuckoo_contains_support(internal) RETURNS internal
     AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_contains_sel(internal, oid, internal, integer) RETURNS float8
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION cuckoo_contains(f cuckoofilter, value anycompatible) RETURNS boolean
+    AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+    SUPPORT cuckoo_contains_support;
 COMMENT ON FUNCTION cuckoo_contains(cuckoofilter, anycompatible) IS
     'false if value is certainly not in the filter, true if it may be';
 
 CREATE OPERATOR @> (
     LEFTARG = cuckoofilter,
     RIGHTARG = anycompatible,
-    FUNCTION = cuckoo_contains
+    FUNCTION = cuckoo_contains,
+    RESTRICT = cuckoo_contains_sel
 );
 COMMENT ON OPERATOR @> (cuckoofilter, anycompatible) IS
     'may the value be in the filter (cuckoo_contains)';
