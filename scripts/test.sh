@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command: every test.  Builds with warnings as errors, runs the core's
-# unit tests (plain and under ASan+UBSan), the pg_regress suite and the
-# pg_dump/restore test against throwaway clusters, and ends with the line
+# unit tests (plain and under ASan+UBSan), the pg_regress suite, the
+# pg_dump/restore test and the postgres_fdw sharding test against throwaway
+# clusters, and ends with the line
 # "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +72,11 @@ passed=$((passed + rp)); failed=$((failed + rf))
 pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/dump_restore.sh >"$log/dump.log" 2>&1
 grep -E '^not ok' "$log/dump.log" | sed 's/^/    /'
 count dump_restore "$log/dump.log"
+
+# Sharding with postgres_fdw: filters built on the shards, unioned centrally.
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/fdw_shards.sh >"$log/fdw.log" 2>&1
+grep -E '^not ok' "$log/fdw.log" | sed 's/^/    /'
+count fdw_shards "$log/fdw.log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
