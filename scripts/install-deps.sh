@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Installs what cuckoo needs to build and test on Debian 12 (run as root).
+# Installs what cuckoo needs to build (and, with --test, to test) on Debian 12
+# (run as root).
 # Installs only what is missing, so it is cheap to run again.
 set -euo pipefail
 PG_MAJOR="${PG_MAJOR:-15}"
 pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-common libxxhash-dev)
+# the test command also needs clang with libFuzzer
+if [ "${1:-}" = "--test" ]; then
+  pkgs+=(clang libclang-rt-14-dev)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command: every test.  Builds with warnings as errors, runs the core's
-# unit tests (plain and under ASan+UBSan), the pg_regress suite, the
+# unit tests (plain and under ASan+UBSan) and fuzzers, the pg_regress suite, the
 # pg_dump/restore test and the postgres_fdw sharding test against throwaway
 # clusters, and ends with the line
 # "N passed, N failed".
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 PG_MAJOR="${PG_MAJOR:-15}"
 # A temporary cluster (-t) on a port of its own, so that runs can overlap.
 PGV_PORT="${PGV_PORT:-$((20000 + $$ % 20000))}"
-bash scripts/install-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+bash scripts/install-deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
 log=$(mktemp -d)
 passed=0
@@ -54,6 +54,14 @@ make -s -C test/unit run \
 grep -E '^not ok|ERROR: AddressSanitizer|runtime error' "$log/unit-asan.log" | head -20 | sed 's/^/    /'
 count unit-asan "$log/unit-asan.log"
 make -s -C test/unit clean >/dev/null 2>&1 || true
+
+# libFuzzer on the core: validator/deserialiser and operation sequences
+# against an exact model, FUZZ_SECONDS each (default 60; test/fuzz/README.md).
+make -s -C test/fuzz clean >/dev/null 2>&1 || true
+make -s -C test/fuzz run SECONDS="${FUZZ_SECONDS:-60}" >"$log/fuzz.log" 2>&1
+grep -E '^== |executions|FAIL' "$log/fuzz.log" | sed 's/^/    /'
+count fuzz "$log/fuzz.log"
+make -s -C test/fuzz clean >/dev/null 2>&1 || true
 
 # pg_regress: one result per test file.
 pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1

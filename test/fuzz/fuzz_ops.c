@@ -1,0 +1,705 @@
+/*
+ * fuzz_ops.c
+ *     libFuzzer harness (b): the input is a program of filter operations,
+ *     run against an exact model.
+ *
+ * Program layout (see README.md):
+ *   byte 0   shape: b = {2,4,8}[(d0 & 63) % 3]; bit 6 semi-sorting (b = 4 only);
+ *            bit 7 a "large" table (c * 2^1 buckets, c = 128..159) instead of
+ *            a small one (1..64 buckets)
+ *   byte 1   f = 4 + d1 % 29
+ *   byte 2   max_kicks = d2 % 51 (255: the default 500)
+ *   byte 3   bucket count selector
+ *   byte 4   value kind: d4 % 12 (0 = ANY: the kind is set before the first
+ *            insert, as the header requires); OTHER gets a non-zero tag
+ *   byte 5   salt of the hash alphabet and capacity selector
+ *   then     (opcode, argument) byte pairs; see the OP_* list below.
+ *
+ * Items are 64-bit hashes from a 64-value alphabet (fz_mix of salt and
+ * index), so duplicates, collisions and removals of present items are
+ * common; a "bulk" opcode adds fresh hashes to fill larger tables.
+ *
+ * The model is the multiset of hashes successfully stored.  Invariants after
+ * every step: every model hash is found (no false negatives), cf_count(h) >=
+ * its multiplicity, cf_items == model size, cf_validate accepts.  Per
+ * operation: exact status semantics (bytes unchanged on EXISTS / FULL /
+ * TOO_MANY_COPIES, count +1 on a store, -1 on a remove, victim flag
+ * consistent with OK_STASHED / FULL).  After a union (count(h) afterwards must
+ * equal max(count in a, count in b) for every h) the model only tracks
+ * membership: the multiset is no longer exact when distinct hashes share a
+ * (bucket pair, fingerprint) key, so count / size equalities and removals
+ * stop; no false negatives is still checked.
+ */
+#include "fuzz_common.h"
+
+#define ERRLEN 256
+#define ALPHABET 64
+#define MAX_OPS 512
+
+/* ---- model: distinct hashes with multiplicities ---- */
+typedef struct model
+{
+	uint64_t   *h;
+	uint32_t   *mult;
+	size_t		n,
+				cap;
+	uint64_t	size;			/* sum of mult (exact mode) */
+	bool		exact;
+	uint64_t	gen;			/* changes whenever the model does */
+} model;
+
+static uint64_t model_gen_counter;
+
+static void
+model_init(model *md)
+{
+	memset(md, 0, sizeof *md);
+	md->exact = true;
+	md->gen = ++model_gen_counter;
+}
+
+static void
+model_free(model *md)
+{
+	free(md->h);
+	free(md->mult);
+	memset(md, 0, sizeof *md);
+}
+
+static long
+model_find(const model *md, uint64_t h)
+{
+	for (size_t i = 0; i < md->n; i++)
+		if (md->h[i] == h)
+			return (long) i;
+	return -1;
+}
+
+static uint32_t
+model_mult(const model *md, uint64_t h)
+{
+	long		i = model_find(md, h);
+
+	return i < 0 ? 0 : md->mult[i];
+}
+
+static void
+model_add(model *md, uint64_t h)
+{
+	long		i = model_find(md, h);
+
+	if (i < 0)
+	{
+		if (md->n == md->cap)
+		{
+			md->cap = md->cap ? md->cap * 2 : 64;
+			md->h = realloc(md->h, md->cap * sizeof *md->h);
+			md->mult = realloc(md->mult, md->cap * sizeof *md->mult);
+			FZ_CHECK(md->h && md->mult, "oom");
+		}
+		i = (long) md->n++;
+		md->h[i] = h;
+		md->mult[i] = 0;
+	}
+	md->mult[i]++;
+	md->size++;
+	md->gen = ++model_gen_counter;
+}
+
+static void
+model_del(model *md, uint64_t h)
+{
+	long		i = model_find(md, h);
+
+	FZ_CHECK(i >= 0 && md->mult[i] > 0, "model_del of an absent hash");
+	md->mult[i]--;
+	md->size--;
+	md->gen = ++model_gen_counter;
+}
+
+/* The j-th hash with non-zero multiplicity (j taken modulo their number). */
+static bool
+model_pick(const model *md, uint32_t j, uint64_t *h)
+{
+	size_t		live = 0;
+
+	for (size_t i = 0; i < md->n; i++)
+		live += md->mult[i] > 0;
+	if (live == 0)
+		return false;
+	j %= live;
+	for (size_t i = 0; i < md->n; i++)
+		if (md->mult[i] > 0 && j-- == 0)
+		{
+			*h = md->h[i];
+			return true;
+		}
+	return false;
+}
+
+/* ---- filters ---- */
+typedef struct flt
+{
+	uint8_t    *p;
+	size_t		len;
+	cf_filter	cf;
+} flt;
+
+static void
+flt_new(flt *F, const cf_params *p)
+{
+	char		err[ERRLEN];
+
+	FZ_CHECK(cf_check_params(p, err, sizeof err), "params rejected: %s", err);
+	F->len = cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
+	F->p = malloc(F->len);
+	FZ_CHECK(F->p != NULL, "oom");
+	cf_init(F->p, p);
+	cf_open(&F->cf, F->p, F->len);
+}
+
+static void
+flt_free(flt *F)
+{
+	free(F->p);
+	F->p = NULL;
+}
+
+/* ---- program context ---- */
+typedef struct prog
+{
+	uint16_t	kind;			/* kind to record before the first insert */
+	uint32_t	tag;
+	uint64_t	salt;
+	uint64_t	fresh;			/* counter of fresh hashes */
+} prog;
+
+static uint64_t
+alpha(const prog *P, uint32_t idx)
+{
+	return fz_mix((P->salt << 16) ^ idx);
+}
+
+static uint64_t
+fresh(prog *P)
+{
+	return fz_mix((UINT64_C(1) << 40) ^ (P->salt << 24) ^ ++P->fresh);
+}
+
+static void
+check_valid(const flt *F, const char *what)
+{
+	char		err[ERRLEN];
+
+	FZ_CHECK(cf_validate(F->p, F->len, err, sizeof err), "%s: cf_validate: %s", what, err);
+}
+
+/* The invariants of the model, checked after every step. */
+static void
+check_model(const flt *F, const model *md, const char *what)
+{
+	static uint8_t *last;		/* bytes and model state last checked */
+	static size_t last_len;
+	static uint64_t last_gen = UINT64_MAX;
+
+	/*
+	 * The calls are pure functions of the bytes: if neither the bytes nor the
+	 * model changed since the last full check, its verdict stands.
+	 */
+	if (md->gen == last_gen && last && last_len == F->len &&
+		memcmp(last, F->p, F->len) == 0)
+		return;
+	check_valid(F, what);
+	for (size_t i = 0; i < md->n; i++)
+	{
+		if (md->mult[i] == 0)
+			continue;
+		FZ_CHECK(cf_contains(&F->cf, md->h[i]),
+				 "%s: FALSE NEGATIVE for hash %016llx (multiplicity %u)", what,
+				 (unsigned long long) md->h[i], md->mult[i]);
+		if (md->exact)
+			FZ_CHECK(cf_count(&F->cf, md->h[i]) >= md->mult[i],
+					 "%s: count %u < multiplicity %u", what,
+					 cf_count(&F->cf, md->h[i]), md->mult[i]);
+	}
+	if (md->exact)
+		FZ_CHECK(cf_items(&F->cf) == md->size, "%s: items %llu, model %llu", what,
+				 (unsigned long long) cf_items(&F->cf), (unsigned long long) md->size);
+	free(last);
+	last = fz_dup(F->p, F->len);
+	last_len = F->len;
+	last_gen = md->gen;
+}
+
+/* Insert with full status checks; updates the model on success. */
+static cf_status
+do_insert(const prog *P, flt *F, model *md, uint64_t h, bool if_absent)
+{
+	uint8_t    *before;
+	uint64_t	items = cf_items(&F->cf);
+	bool		victim = cf_victim_used(&F->cf);
+	bool		had = cf_contains(&F->cf, h);
+	uint32_t	cnt = cf_count(&F->cf, h);
+	uint32_t	fp,
+				i1,
+				i2;
+	cf_status	st;
+
+	if (cf_kind_of(&F->cf) == CF_KIND_ANY)
+		cf_set_kind(&F->cf, P->kind, P->tag);	/* required before an insert */
+	before = fz_dup(F->p, F->len);
+	cf_locate(&F->cf, h, &fp, &i1);
+	i2 = cf_alt_bucket(&F->cf, i1, fp);
+
+	st = if_absent ? cf_insert_if_absent(&F->cf, h) : cf_insert(&F->cf, h);
+	switch (st)
+	{
+		case CF_OK:
+		case CF_OK_STASHED:
+			FZ_CHECK(!(if_absent && had), "insert_if_absent stored a present item");
+			FZ_CHECK(cf_items(&F->cf) == items + 1, "items %llu -> %llu on a store",
+					 (unsigned long long) items, (unsigned long long) cf_items(&F->cf));
+			FZ_CHECK(cf_count(&F->cf, h) == cnt + 1, "count %u -> %u on a store",
+					 cnt, cf_count(&F->cf, h));
+			if (st == CF_OK)
+				FZ_CHECK(cf_victim_used(&F->cf) == victim, "CF_OK changed the victim flag");
+			else
+				FZ_CHECK(!victim && cf_victim_used(&F->cf),
+						 "CF_OK_STASHED but the victim slot was already used or is not now");
+			model_add(md, h);
+			break;
+		case CF_EXISTS:
+			FZ_CHECK(if_absent && had, "CF_EXISTS from %s (present %d)",
+					 if_absent ? "insert_if_absent" : "insert", (int) had);
+			FZ_CHECK(memcmp(before, F->p, F->len) == 0, "CF_EXISTS changed the bytes");
+			break;
+		case CF_FULL:
+			FZ_CHECK(victim, "CF_FULL while the victim slot is free");
+			FZ_CHECK(!(if_absent && had), "CF_FULL for a present item from insert_if_absent");
+			FZ_CHECK(memcmp(before, F->p, F->len) == 0, "CF_FULL changed the bytes");
+			break;
+		case CF_TOO_MANY_COPIES:
+			FZ_CHECK(cnt >= (i1 == i2 ? F->cf.b : 2 * F->cf.b),
+					 "CF_TOO_MANY_COPIES with only %u copies (b=%u, i1=%u, i2=%u)",
+					 cnt, F->cf.b, i1, i2);
+			FZ_CHECK(memcmp(before, F->p, F->len) == 0, "CF_TOO_MANY_COPIES changed the bytes");
+			break;
+		default:
+			FZ_CHECK(0, "insert returned status %d", (int) st);
+	}
+	free(before);
+	return st;
+}
+
+/* Remove of a hash in the model (exact mode): must succeed, -1 item, -1 copy. */
+static void
+do_remove_present(flt *F, model *md, uint64_t h)
+{
+	uint64_t	items = cf_items(&F->cf);
+	uint32_t	cnt = cf_count(&F->cf, h);
+
+	FZ_CHECK(md->exact && model_mult(md, h) > 0, "harness: remove of a non-model hash");
+	FZ_CHECK(cf_remove(&F->cf, h), "remove of a stored item (multiplicity %u, count %u) "
+			 "returned false", model_mult(md, h), cnt);
+	FZ_CHECK(cf_items(&F->cf) == items - 1, "items %llu -> %llu on remove",
+			 (unsigned long long) items, (unsigned long long) cf_items(&F->cf));
+	FZ_CHECK(cf_count(&F->cf, h) == cnt - 1, "count %u -> %u on remove", cnt,
+			 cf_count(&F->cf, h));
+	model_del(md, h);
+}
+
+/* Shrink: rehash into the shrink target; on success the result replaces F. */
+static void
+do_shrink(flt *F, model *md, bool same_size)
+{
+	cf_params	p;
+	flt			D;
+	uint8_t    *before = fz_dup(F->p, F->len);
+	uint32_t	target = same_size ? F->cf.m : cf_shrink_target(&F->cf);
+	cf_status	st;
+
+	FZ_CHECK(target >= 1 && target <= F->cf.m, "shrink target %u for %u buckets",
+			 target, F->cf.m);
+	cf_get_params(&F->cf, &p);
+	p.num_buckets = target;
+	if (p.capacity > (uint64_t) target * p.bucket_size)
+		p.capacity = (uint64_t) target * p.bucket_size;
+	flt_new(&D, &p);
+	{
+		/* a destination of another layout is refused untouched */
+		cf_params	q = p;
+		flt			X;
+		uint8_t    *xb;
+
+		q.fp_bits = q.fp_bits < 32 ? q.fp_bits + 1 : q.fp_bits - 1;
+		flt_new(&X, &q);
+		xb = fz_dup(X.p, X.len);
+		FZ_CHECK(cf_rehash_into(&F->cf, &X.cf) == CF_SHAPE_MISMATCH,
+				 "rehash into a different fingerprint size not refused");
+		FZ_CHECK(memcmp(xb, X.p, X.len) == 0, "refused rehash changed its destination");
+		free(xb);
+		flt_free(&X);
+	}
+	st = cf_rehash_into(&F->cf, &D.cf);
+	FZ_CHECK(memcmp(before, F->p, F->len) == 0, "rehash changed its source");
+	FZ_CHECK(st == CF_OK || st == CF_FULL, "rehash status %d", (int) st);
+	check_valid(&D, "rehash result");
+	if (st == CF_OK)
+	{
+		FZ_CHECK(cf_items(&D.cf) == cf_items(&F->cf), "rehash: items %llu -> %llu",
+				 (unsigned long long) cf_items(&F->cf), (unsigned long long) cf_items(&D.cf));
+		/* keys may merge in the smaller table, so counts can only grow */
+		for (size_t i = 0; i < md->n; i++)
+			if (md->mult[i] > 0)
+				FZ_CHECK(cf_count(&D.cf, md->h[i]) >= cf_count(&F->cf, md->h[i]),
+						 "rehash: count of a stored hash fell from %u to %u",
+						 cf_count(&F->cf, md->h[i]), cf_count(&D.cf, md->h[i]));
+		flt_free(F);
+		*F = D;
+		cf_open(&F->cf, F->p, F->len);
+	}
+	else
+		flt_free(&D);
+	free(before);
+}
+
+/* Base64 round trip through exact-size buffers. */
+static void
+do_serialise(const flt *F)
+{
+	size_t		elen = cf_b64_encoded_len(F->len);
+	char	   *enc = malloc(elen);
+	uint8_t    *dec;
+	size_t		dlen = 0;
+	char		err[ERRLEN];
+	const char *why = "";
+
+	FZ_CHECK(enc != NULL, "oom");
+	cf_b64_encode(F->p, F->len, enc);
+	FZ_CHECK(cf_b64_decoded_len(enc, elen, &dlen) && dlen == F->len,
+			 "decoded_len %zu for %zu bytes", dlen, F->len);
+	dec = malloc(dlen);
+	FZ_CHECK(dec != NULL, "oom");
+	FZ_CHECK(cf_b64_decode(enc, elen, dec), "decode rejects the encoder's text");
+	FZ_CHECK(memcmp(dec, F->p, F->len) == 0, "base64 round trip changed the bytes");
+	FZ_CHECK(cf_validate(dec, dlen, err, sizeof err), "decoded filter: %s", err);
+	FZ_CHECK(fz_ref_valid(dec, dlen, &why), "reference validator rejects (%s)", why);
+	free(dec);
+	free(enc);
+}
+
+/* Union with a second filter of the same shape built from the next bytes. */
+static size_t
+do_union(prog *P, flt *A, model *ma, const uint8_t *d, size_t n, uint8_t arg)
+{
+	cf_params	p;
+	flt			B;
+	model		mb;
+	size_t		used = 0;
+	uint32_t	nb = 1 + arg % 24;
+	uint64_t	ia,
+				ib;
+	uint64_t	probe[8];
+	uint32_t   *ca,
+			   *cb,
+			   *cpa,
+			   *cpb;
+	size_t		nall;
+	cf_status	st;
+
+	uint64_t	cap_a,
+				cap_max;
+
+	cf_get_params(&A->cf, &p);
+	if (p.kind == CF_KIND_ANY && (arg & 0x80))
+	{
+		p.kind = P->kind;		/* B has recorded the kind, A has not */
+		p.type_tag = P->tag;
+	}
+	/* B's rated capacity differs from A's at times: the union takes the larger */
+	cap_a = p.capacity;
+	if (arg & 0x40)
+		p.capacity = 1 + (p.capacity * 7 + arg) % ((uint64_t) p.num_buckets * p.bucket_size);
+	cap_max = p.capacity > cap_a ? p.capacity : cap_a;
+	flt_new(&B, &p);
+	model_init(&mb);
+	/* B draws from a wider alphabet: some hashes shared with A, some not */
+	for (uint32_t j = 0; j < nb && used < n; j++, used++)
+		(void) do_insert(P, &B, &mb, alpha(P, d[used] % (ALPHABET + 32)), false);
+	check_model(&B, &mb, "union operand");
+
+	/* counts before, for every hash of either model and a few probes */
+	nall = ma->n + mb.n;
+	ca = calloc(nall + 1, sizeof *ca);
+	cb = calloc(nall + 1, sizeof *cb);
+	cpa = calloc(8, sizeof *cpa);
+	cpb = calloc(8, sizeof *cpb);
+	FZ_CHECK(ca && cb && cpa && cpb, "oom");
+	for (size_t i = 0; i < nall; i++)
+	{
+		uint64_t	h = i < ma->n ? ma->h[i] : mb.h[i - ma->n];
+
+		ca[i] = cf_count(&A->cf, h);
+		cb[i] = cf_count(&B.cf, h);
+	}
+	for (int x = 0; x < 8; x++)
+	{
+		probe[x] = x < 4 ? alpha(P, (uint32_t) (arg + x) % ALPHABET) : fresh(P);
+		cpa[x] = cf_count(&A->cf, probe[x]);
+		cpb[x] = cf_count(&B.cf, probe[x]);
+	}
+	ia = cf_items(&A->cf);
+	ib = cf_items(&B.cf);
+
+	st = cf_union_into(&A->cf, &B.cf);
+	FZ_CHECK(st == CF_OK || st == CF_FULL, "union status %d", (int) st);
+	check_valid(A, "after union");
+	check_model(&B, &mb, "union source after union");
+	FZ_CHECK(cf_capacity(&A->cf) == cap_max, "union: capacity %llu, want max(%llu, %llu)",
+			 (unsigned long long) cf_capacity(&A->cf), (unsigned long long) cap_a,
+			 (unsigned long long) cf_capacity(&B.cf));
+	if (st == CF_OK)
+	{
+		uint64_t	iu = cf_items(&A->cf);
+
+		FZ_CHECK(iu >= (ia > ib ? ia : ib) && iu <= ia + ib,
+				 "union: items %llu outside [max(%llu, %llu), sum]",
+				 (unsigned long long) iu, (unsigned long long) ia, (unsigned long long) ib);
+		/* per (bucket pair, fingerprint) key the result is the larger count */
+		for (size_t i = 0; i < nall; i++)
+		{
+			uint64_t	h = i < ma->n ? ma->h[i] : mb.h[i - ma->n];
+			uint32_t	want = ca[i] > cb[i] ? ca[i] : cb[i];
+
+			FZ_CHECK(cf_count(&A->cf, h) == want,
+					 "union: count %u, want max(%u, %u)", cf_count(&A->cf, h), ca[i], cb[i]);
+		}
+		for (int x = 0; x < 8; x++)
+		{
+			uint32_t	want = cpa[x] > cpb[x] ? cpa[x] : cpb[x];
+
+			FZ_CHECK(cf_count(&A->cf, probe[x]) == want,
+					 "union: probe count %u, want max(%u, %u)",
+					 cf_count(&A->cf, probe[x]), cpa[x], cpb[x]);
+		}
+		/* B's items are members now (multiplicities no longer meaningful) */
+		for (size_t i = 0; i < mb.n; i++)
+			if (mb.mult[i] > 0 && model_mult(ma, mb.h[i]) == 0)
+				model_add(ma, mb.h[i]);
+	}
+	else
+	{
+		/* partly merged: A's own items are all still there (checked by the
+		 * caller); counts of A are no longer known */
+		for (size_t i = 0; i < ma->n; i++)
+			if (ma->mult[i] > 0)
+				FZ_CHECK(cf_count(&A->cf, ma->h[i]) >= ca[i],
+						 "failed union lowered a count");
+	}
+	ma->exact = false;			/* membership only from now on */
+	ma->gen = ++model_gen_counter;
+	free(ca);
+	free(cb);
+	free(cpa);
+	free(cpb);
+	model_free(&mb);
+	flt_free(&B);
+	return used;
+}
+
+/* Union with a filter of another shape or kind: refused, nothing changed. */
+static void
+do_union_mismatch(prog *P, flt *A, uint8_t arg)
+{
+	cf_params	p;
+	flt			B;
+	uint8_t    *before = fz_dup(A->p, A->len);
+	cf_status	st,
+				want;
+	model		mb;
+
+	cf_get_params(&A->cf, &p);
+	switch (arg % 3)
+	{
+		case 0:
+			p.fp_bits = p.fp_bits < 32 ? p.fp_bits + 1 : p.fp_bits - 1;
+			want = CF_SHAPE_MISMATCH;
+			break;
+		case 1:
+			p.num_buckets = p.num_buckets > 1 ? p.num_buckets - 1 : 2;
+			if (p.capacity > (uint64_t) p.num_buckets * p.bucket_size)
+				p.capacity = (uint64_t) p.num_buckets * p.bucket_size;
+			want = CF_SHAPE_MISMATCH;
+			break;
+		default:
+			if (p.kind == CF_KIND_ANY)
+			{
+				free(before);
+				return;			/* an ANY filter takes any kind */
+			}
+			p.kind = (uint16_t) (p.kind == CF_KIND_INTEGER ? CF_KIND_TEXT : CF_KIND_INTEGER);
+			p.type_tag = 0;
+			want = CF_KIND_MISMATCH;
+			break;
+	}
+	if (!cf_buckets_representable(p.num_buckets))
+	{
+		free(before);
+		return;
+	}
+	flt_new(&B, &p);
+	model_init(&mb);
+	{
+		prog		Q = *P;
+
+		Q.kind = p.kind;
+		Q.tag = p.type_tag;
+		(void) do_insert(&Q, &B, &mb, alpha(P, arg), false);
+	}
+	st = cf_union_into(&A->cf, &B.cf);
+	FZ_CHECK(st == want, "mismatched union: status %d, want %d", (int) st, (int) want);
+	FZ_CHECK(memcmp(before, A->p, A->len) == 0, "a refused union changed the filter");
+	model_free(&mb);
+	flt_free(&B);
+	free(before);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+	static const uint32_t bsz[3] = {2, 4, 8};
+	cf_params	p;
+	prog		P;
+	flt			A;
+	model		ma;
+	size_t		pos;
+	int			ops = 0;
+	uint16_t	kind0;
+
+	if (n < 6)
+		return 0;
+	memset(&p, 0, sizeof p);
+	p.bucket_size = bsz[(d[0] & 0x3F) % 3];
+	p.semisort = p.bucket_size == 4 && (d[0] & 0x40);
+	p.fp_bits = 4 + d[1] % 29;
+	p.max_kicks = d[2] == 255 ? CF_DEFAULT_KICKS : d[2] % 51;
+	if (d[0] & 0x80)
+		p.num_buckets = (128u + d[3] % 32) << 1;
+	else
+		p.num_buckets = 1 + d[3] % 64;
+	kind0 = (uint16_t) (d[4] % 12);
+	memset(&P, 0, sizeof P);
+	P.kind = kind0 ? kind0 : (uint16_t) (1 + (d[4] / 12) % CF_KIND_MAX);
+	P.tag = P.kind == CF_KIND_OTHER ? 0x1234567u : 0;
+	P.salt = d[5];
+	p.kind = kind0;
+	p.type_tag = kind0 == CF_KIND_OTHER ? P.tag : 0;
+	p.capacity = 1 + (uint64_t) d[5] % ((uint64_t) p.num_buckets * p.bucket_size);
+	flt_new(&A, &p);
+	model_init(&ma);
+	check_model(&A, &ma, "new filter");
+
+	for (pos = 6; pos + 1 < n && ops < MAX_OPS; ops++)
+	{
+		uint8_t		op = d[pos] % 16,
+					arg = d[pos + 1];
+		uint64_t	h;
+
+		pos += 2;
+		switch (op)
+		{
+			case 0:
+			case 1:
+			case 2:
+				(void) do_insert(&P, &A, &ma, alpha(&P, arg % ALPHABET), false);
+				break;
+			case 3:
+				(void) do_insert(&P, &A, &ma, alpha(&P, arg % ALPHABET), true);
+				break;
+			case 4:
+			case 5:
+				if (!ma.exact)
+					break;		/* removals stop once counts are inexact */
+				h = alpha(&P, arg % ALPHABET);
+				if (model_mult(&ma, h) > 0 || model_pick(&ma, arg, &h))
+					do_remove_present(&A, &ma, h);
+				else
+				{
+					/* empty filter: nothing to remove, nothing changes */
+					uint8_t    *before = fz_dup(A.p, A.len);
+
+					FZ_CHECK(cf_items(&A.cf) == 0, "harness: model empty, filter not");
+					FZ_CHECK(!cf_remove(&A.cf, h), "remove from an empty filter succeeded");
+					FZ_CHECK(memcmp(before, A.p, A.len) == 0, "failed remove changed bytes");
+					free(before);
+				}
+				break;
+			case 6:
+				h = alpha(&P, arg % ALPHABET);
+				FZ_CHECK(cf_contains(&A.cf, h) == (cf_count(&A.cf, h) > 0),
+						 "contains and count disagree");
+				if (model_mult(&ma, h) > 0)
+					FZ_CHECK(cf_contains(&A.cf, h), "false negative on lookup");
+				break;
+			case 7:
+				pos += do_union(&P, &A, &ma, d + pos, n - pos, arg);
+				break;
+			case 8:
+				do_shrink(&A, &ma, (arg & 3) == 3);
+				break;
+			case 9:
+				do_serialise(&A);
+				break;
+			case 10:
+				for (uint32_t j = 0; j <= arg % 64u; j++)
+				{
+					cf_status	st = do_insert(&P, &A, &ma, fresh(&P), (arg & 0x80) != 0);
+
+					if (st == CF_FULL)
+						break;
+				}
+				break;
+			case 11:
+				do_union_mismatch(&P, &A, arg);
+				break;
+			case 12:
+				/* the same hash until the pair refuses another copy */
+				h = alpha(&P, arg % ALPHABET);
+				for (uint32_t j = 0; j < 2 * A.cf.b + 2; j++)
+				{
+					cf_status	st = do_insert(&P, &A, &ma, h, false);
+
+					if (st != CF_OK && st != CF_OK_STASHED)
+						break;
+				}
+				break;
+			case 13:
+				/* every copy of one model hash */
+				if (ma.exact && model_pick(&ma, arg, &h))
+					while (model_mult(&ma, h) > 0)
+						do_remove_present(&A, &ma, h);
+				break;
+			case 14:
+				/* insert then remove at once */
+				h = alpha(&P, arg % ALPHABET);
+				{
+					cf_status	st = do_insert(&P, &A, &ma, h, (arg & 0x80) != 0);
+
+					if (ma.exact && (st == CF_OK || st == CF_OK_STASHED))
+						do_remove_present(&A, &ma, h);
+				}
+				break;
+			default:
+				/* lookups of hashes never inserted: consistency only */
+				h = fresh(&P);
+				FZ_CHECK(cf_contains(&A.cf, h) == (cf_count(&A.cf, h) > 0),
+						 "contains and count disagree");
+				break;
+		}
+		check_model(&A, &ma, "after step");
+	}
+
+	model_free(&ma);
+	flt_free(&A);
+	return 0;
+}
