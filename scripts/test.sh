@@ -86,5 +86,12 @@ pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/fdw_shards.sh >"$log
 grep -E '^not ok' "$log/fdw.log" | sed 's/^/    /'
 count fdw_shards "$log/fdw.log"
 
+# Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
+# of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
+LOAD_SECONDS="${LOAD_SECONDS:-15}" pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" \
+  bash test/concurrent_load.sh >"$log/load.log" 2>&1
+grep -E '^not ok|^# ' "$log/load.log" | sed 's/^/    /'
+count concurrent_load "$log/load.log"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
