@@ -86,6 +86,11 @@ pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/fdw_shards.sh >"$log
 grep -E '^not ok' "$log/fdw.log" | sed 's/^/    /'
 count fdw_shards "$log/fdw.log"
 
+# Installing as an ordinary role (trusted extension), planted objects.
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/security.sh >"$log/security.log" 2>&1
+grep -E '^not ok' "$log/security.log" | sed 's/^/    /'
+count security "$log/security.log"
+
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" \
