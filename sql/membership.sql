@@ -159,3 +159,13 @@ SELECT items AS items_kept, is_full,
        (SELECT count(*) FROM generate_series(1, items) g WHERE cuckoo_contains(f, g::int)) AS all_found
 FROM tiny, cuckoo_info(f);
 SELECT cuckoo_add(cuckoo_add_array(cuckoo_create(4, max_kicks => 0), ARRAY[1, 2, 3, 4, 5]), 6);
+
+-- Sparse filters compress and stay in the row; probes decompress each one once
+-- per call site (cached by its compressed bytes), and alternating rows with
+-- different filters still get each filter's own answers.
+CREATE TABLE sparse (id int, f cuckoofilter);
+INSERT INTO sparse VALUES (1, cuckoo_add_array(cuckoo_create(2000), ARRAY[1, 2, 3])),
+                          (2, cuckoo_add_array(cuckoo_create(2000), ARRAY[4, 5, 6]));
+SELECT id, pg_column_size(f) < octet_length(f::bytea) AS compressed_in_row FROM sparse ORDER BY id;
+SELECT k, string_agg(id || ':' || cuckoo_contains(f, k), ' ' ORDER BY id) AS answers
+FROM generate_series(1, 6) k CROSS JOIN sparse GROUP BY k ORDER BY k;

@@ -50,6 +50,9 @@ typedef struct CuckooCallCache
 	bool		toast_valid;
 	struct varatt_external toast_ptr;
 	CuckooFilter *toast_value;
+	/* the last compressed in-line filter argument and its decompressed form */
+	struct varlena *inline_raw;
+	CuckooFilter *inline_value;
 	/* the view of the last filter opened, keyed by its header bytes */
 	bool		view_valid;
 	bool		view_kind_ok;	/* its kind matched the hasher's */

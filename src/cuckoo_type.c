@@ -114,6 +114,32 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 	struct varatt_external ptr;
 	MemoryContext old;
 
+	if (VARATT_IS_COMPRESSED(raw))
+	{
+		/*
+		 * Compressed in the row (a sparse filter compresses well): keyed by
+		 * the compressed bytes themselves, at most a couple of kilobytes, as
+		 * a row's buffer may be reused for another value.
+		 */
+		Size		rawsize = VARSIZE_ANY(raw);
+
+		cc = cuckoo_call_cache(fcinfo);
+		if (cc->inline_raw != NULL && VARSIZE_ANY(cc->inline_raw) == rawsize &&
+			memcmp(cc->inline_raw, raw, rawsize) == 0)
+			return cc->inline_value;
+		if (cc->inline_raw != NULL)
+		{
+			pfree(cc->inline_raw);
+			pfree(cc->inline_value);
+			cc->inline_raw = NULL;
+		}
+		old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+		cc->inline_value = (CuckooFilter *) PG_DETOAST_DATUM(d);
+		cc->inline_raw = palloc(rawsize);
+		memcpy(cc->inline_raw, raw, rawsize);
+		MemoryContextSwitchTo(old);
+		return cc->inline_value;
+	}
 	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
 		return DatumGetCuckooFilterP(d);
 

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SQL-level benchmark of the *installed* cuckoo extension (whatever build is in
+# /usr/lib/postgresql/15; this script never builds or installs it).
+#
+#   bash bench/sql_bench.sh [ROWS]     (as root; ROWS defaults to 10000000)
+#   bash bench/sql_bench.sh 1000000    quick mode, about 2 to 3 minutes
+#
+# Installs postgresql-15-hll (the build baseline) if missing, then runs
+# bench/sql_bench_inner.sh in one throwaway cluster made by pg_virtualenv.
+# Markdown tables go to stdout, progress lines to stderr; see docs/BENCHMARKS.md.
+# Environment: BENCH_RUNS (timed runs per case, default 5), BENCH_MEM_RUNS
+# (connections per peak-memory figure, default 3), BENCH_BIG (values in the
+# text I/O filter; default 7,500,000 below 10M rows, else 75,000,000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROWS=${1:-10000000}
+if ! [[ $ROWS =~ ^[0-9]+$ ]] || ((ROWS < 10000)); then
+  echo "usage: bash bench/sql_bench.sh [ROWS]   (ROWS >= 10000, default 10000000)" >&2
+  exit 2
+fi
+PG_MAJOR=15
+PGBIN=/usr/lib/postgresql/$PG_MAJOR
+# A temporary cluster (-t) on a port of its own, so it can run beside other clusters.
+PORT=$((20000 + $$ % 20000))
+
+log() { printf '[sql_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+if [[ $(id -u) != 0 ]]; then
+  echo "run as root (it may apt-get install postgresql-15-hll)" >&2
+  exit 1
+fi
+if [[ ! -f $PGBIN/lib/cuckoo.so ]]; then
+  echo "cuckoo is not installed in $PGBIN (make install)" >&2
+  exit 1
+fi
+if [[ ! -f /usr/share/postgresql/$PG_MAJOR/extension/hll.control ]]; then
+  log "installing postgresql-$PG_MAJOR-hll"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y "postgresql-$PG_MAJOR-hll" >/dev/null; then
+    apt-get update >/dev/null
+    apt-get install -y "postgresql-$PG_MAJOR-hll" >/dev/null
+  fi
+fi
+
+so=$PGBIN/lib/cuckoo.so
+# Every psql session loads cuckoo.so afresh, so a `make install` during the run
+# changes the build measured from then on; the inner script checks this hash.
+BENCH_SO_SHA=$(sha256sum "$so" | cut -c1-12)
+export BENCH_SO=$so BENCH_SO_SHA
+head_rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain -- src 2>/dev/null | wc -l)
+cat <<EOF
+## cuckoo SQL benchmark, ROWS=$ROWS
+
+Command: \`bash bench/sql_bench.sh $ROWS\`
+
+### Machine
+
+| | |
+|---|---|
+| date | $(date -u '+%Y-%m-%d %H:%M UTC') |
+| nproc | $(nproc) |
+| CPU | $(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') |
+| memory | $(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo) |
+| load average at start | $(cut -d' ' -f1-3 /proc/loadavg) |
+| PostgreSQL | $("$PGBIN/bin/postgres" --version) |
+| hll package | $(dpkg-query -W -f '${Version}' "postgresql-$PG_MAJOR-hll" 2>/dev/null || echo '?') |
+| cuckoo.so measured | sha256 $BENCH_SO_SHA, modified $(date -u -r "$so" '+%Y-%m-%d %H:%M UTC') |
+| repository HEAD | $head_rev ($dirty changed files under src/; the installed build may differ) |
+EOF
+
+# The inner script writes its tables to BENCH_OUT; pg_virtualenv's own messages
+# ("Creating new PostgreSQL cluster ...") go to stderr with the progress lines.
+BENCH_OUT=$(mktemp)
+trap 'rm -f "$BENCH_OUT"' EXIT
+export BENCH_ROWS=$ROWS BENCH_OUT
+log "ROWS=$ROWS; cluster on port $PORT"
+start=$SECONDS
+if ! pg_virtualenv -t -c "-p $PORT" -v "$PG_MAJOR" \
+  -o shared_buffers=1GB -o work_mem=256MB -o max_parallel_workers_per_gather=2 \
+  bash bench/sql_bench_inner.sh >&2; then
+  cat "$BENCH_OUT"
+  echo
+  echo "**The benchmark failed after $((SECONDS - start)) s; the tables above are what it finished (see stderr).**"
+  exit 1
+fi
+cat "$BENCH_OUT"
+echo "Total time: $((SECONDS - start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+log "finished in $((SECONDS - start)) s"

@@ -1,0 +1,458 @@
+#!/usr/bin/env bash
+# The part of the SQL benchmark that runs inside the throwaway cluster made by
+# bench/sql_bench.sh (pg_virtualenv sets PGHOST, PGPORT, PGUSER, ...).
+# Writes Markdown tables to $BENCH_OUT (default: stdout) and progress lines to stderr.
+#
+# Every measurement runs in one psql session: the baseline query and the query
+# measured alternate (B T, T B, B T, ...), one untimed warm-up of each first,
+# then BENCH_RUNS timed runs of each (psql \timing: parse, plan, execute and
+# the round trip, as a client sees it).  The table shows both medians and their
+# ratio, so a machine that gets slower during the run moves both alike.
+set -euo pipefail
+
+ROWS=${BENCH_ROWS:?set BENCH_ROWS}
+if [[ -n ${BENCH_OUT:-} ]]; then exec >"$BENCH_OUT"; fi
+RUNS=${BENCH_RUNS:-5}
+MEM_RUNS=${BENCH_MEM_RUNS:-3}
+NB=$((ROWS / 10))                       # keys in the build set
+if ((NB <= 1000000)); then NA=$NB; else NA=100000; fi   # keys in the k = ANY(array) variant
+if ((ROWS < 10000000)); then BIG=7500000; else BIG=75000000; fi
+BIG=${BENCH_BIG:-$BIG}                  # values in the text I/O filter
+STORE_ROWS=$((ROWS < 1000000 ? ROWS : 1000000))  # probe rows of the storage section
+
+# JIT off: it compiles only plans above jit_above_cost, i.e. in the full run
+# and not in the quick one, and adds a compile time unrelated to cuckoo.
+export PGOPTIONS="${PGOPTIONS:-} -c jit=off"
+PSQL=(psql -X -q -t -A -v ON_ERROR_STOP=1)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+started=$SECONDS
+
+log() { printf '[sql_bench %s +%ds] %s\n' "$(date +%T)" $((SECONDS - started)) "$*" >&2; }
+
+# sql TEXT: run statements (no timing), print their output
+sql() { "${PSQL[@]}" -c "$1"; }
+
+# median: of the numbers on stdin, one per line
+median() {
+  sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan";
+    else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+fmt_ms() { awk -v x="$1" 'BEGIN { if (x >= 100) printf "%.0f", x; else if (x >= 10) printf "%.1f", x; else printf "%.2f", x }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# measure: runs one comparison; inputs in these globals (reset after use):
+#   SETUP  session statements run once, untimed (SET, PREPARE, \gset ...)
+#   BASE   the baseline statement          TEST   the statement measured
+#   PRE    untimed statement before every run of either (e.g. TRUNCATE)
+#   WARM   untimed warm-up runs of each (default 1)
+#   PLANQ  statement whose EXPLAIN (COSTS OFF) gives the plan column (default TEST;
+#          "-" for none)
+#   AFTER  statements run after the timed runs; their output becomes $EXTRA
+# Sets T_MS, B_MS (medians, ms), RATIO, RES (last output line of TEST),
+# PLAN (one line: node names) and PLANTEXT (the EXPLAIN output).
+SETUP='' BASE='' TEST='' PRE='' WARM=1 PLANQ='' AFTER=''
+measure() {
+  local f=$work/m.sql out=$work/m.out i
+  {
+    printf '%s\n' "$SETUP"
+    for ((i = 0; i < WARM; i++)); do
+      printf '%s\n%s\n%s\n%s\n' "$PRE" "$BASE" "$PRE" "$TEST"
+    done
+    printf '%s\n' '\timing on'
+    for ((i = 0; i < RUNS; i++)); do
+      if ((i % 2 == 0)); then
+        printf '%s\n\\echo @B\n%s\n%s\n\\echo @T\n%s\n' "$PRE" "$BASE" "$PRE" "$TEST"
+      else
+        printf '%s\n\\echo @T\n%s\n%s\n\\echo @B\n%s\n' "$PRE" "$TEST" "$PRE" "$BASE"
+      fi
+    done
+    printf '%s\n' '\timing off'
+    printf '%s\n' '\echo @P'
+    if [[ $PLANQ != - ]]; then
+      printf 'EXPLAIN (COSTS OFF) %s\n' "${PLANQ:-$TEST}"
+    fi
+    printf '%s\n' '\echo @S'
+    printf '%s\n' "$AFTER"
+  } >"$f"
+  "${PSQL[@]}" -f "$f" >"$out"
+  # @B / @T: the first "Time:" line after the marker is that run's time;
+  # other lines in between are the statement's output.
+  awk -v dir="$work" '
+    /^@[BTPS]$/ { mode = substr($0, 2); next }
+    (mode == "B" || mode == "T") && /^Time: / { print $2 > (dir "/times." mode); mode = ""; next }
+    mode == "T" && NF { res = $0 }
+    mode == "P" { print > (dir "/plan") }
+    mode == "S" { print > (dir "/extra") }
+    END { print res > (dir "/res") }' "$out"
+  touch "$work/plan" "$work/extra"
+  T_MS=$(median <"$work/times.T")
+  B_MS=$(median <"$work/times.B")
+  RATIO=$(ratio "$T_MS" "$B_MS")
+  RES=$(cat "$work/res")
+  PLANTEXT=$(cat "$work/plan")
+  EXTRA=$(cat "$work/extra")
+  # Plan summary: node names (first line, "->" lines, InitPlans), literals dropped.
+  PLAN=$(awk '
+    NR == 1 || /->/ || /InitPlan|SubPlan/ {
+      s = $0; sub(/^ *(-> *)?/, "", s); sub(/ \(returns.*$/, "", s); sub(/ +\(.*$/, "", s)
+      sub(/ [0-9]+$/, "", s); out = out (out == "" ? "" : " > ") s }
+    /Workers Planned:/ { out = out " (" $NF " workers)" }
+    END { print out }' "$work/plan")
+  rm -f "$work"/times.* "$work/plan" "$work/extra" "$work/res"
+  SETUP='' BASE='' TEST='' PRE='' WARM=1 PLANQ='' AFTER=''
+}
+
+# peak_kb QUERY [SETUP]: peak resident size (VmHWM, kB) of a fresh backend that
+# ran QUERY; the median of MEM_RUNS connections.  Sets PEAK_KB, PEAK_RES.
+peak_kb() {
+  local q=$1 setup=${2:-} f=$work/p.sql i
+  export BENCH_HWM_FILE=$work/hwm
+  : >"$work/peaks"
+  for ((i = 0; i < MEM_RUNS; i++)); do
+    cat >"$f" <<EOF
+$setup
+SELECT pg_backend_pid() AS pid \gset
+\setenv BENCH_PID :pid
+$q
+\! grep VmHWM /proc/\$BENCH_PID/status | awk '{print \$2}' > "\$BENCH_HWM_FILE"
+EOF
+    PEAK_RES=$("${PSQL[@]}" -f "$f" | tail -n 1)
+    cat "$BENCH_HWM_FILE" >>"$work/peaks"
+  done
+  PEAK_KB=$(median <"$work/peaks")
+}
+
+# check_so SECTION: warns (stderr and in the tables) when cuckoo.so is not the
+# build the run started with; each psql session loads the file afresh.
+check_so() {
+  local now
+  [[ -n ${BENCH_SO:-} ]] || return 0
+  now=$(sha256sum "$BENCH_SO" | cut -c1-12)
+  if [[ $now != "${BENCH_SO_SHA:-}" ]]; then
+    log "WARNING: $BENCH_SO changed (sha256 $BENCH_SO_SHA -> $now) before: $1"
+    echo
+    echo "**Warning: cuckoo.so was replaced during the run (sha256 $BENCH_SO_SHA -> $now), noticed at the start of \"$1\": the table just above and those below may mix builds.**"
+    BENCH_SO_SHA=$now
+  fi
+}
+
+# ---------------------------------------------------------------- setup
+log "setup: ROWS=$ROWS, build keys=$NB, array keys=$NA, big filter values=$BIG, runs=$RUNS"
+sql "CREATE EXTENSION cuckoo; CREATE EXTENSION hll;"
+log "creating probe ($ROWS rows, random order) and build ($NB keys)"
+"${PSQL[@]}" <<EOF
+SELECT setseed(0.42);
+CREATE TABLE probe (k bigint);
+INSERT INTO probe SELECT g FROM generate_series(1, $ROWS) g ORDER BY random();
+-- one key in each run of ten: exactly $NB distinct keys, 10% of probe matches
+CREATE TABLE build (k bigint);
+INSERT INTO build SELECT (g - 1) * 10 + 1 + floor(random() * 10)::int FROM generate_series(1, $NB) g;
+VACUUM ANALYZE probe;
+VACUUM ANALYZE build;
+CREATE TABLE filters AS SELECT 'b' AS name, cuckoo_agg(k) AS f FROM build;
+-- keys for the k = ANY(array) variant (the first $NA build keys)
+CREATE TABLE arr AS SELECT array_agg(k) AS a FROM (SELECT k FROM build ORDER BY k LIMIT $NA) s;
+-- storage variants (one row per table, so a non-empty TOAST table means "stored out of line"):
+-- sparse: the build keys in a filter of 4x their number (load ~0.24, mostly zero bytes);
+-- small: 100 keys in a filter for 5000 (6.9 kB, compresses to ~0.5 kB, so it stays inline).
+CREATE TABLE fz_ext_pglz (f cuckoofilter);
+CREATE TABLE fz_ext_plain (f cuckoofilter);
+ALTER TABLE fz_ext_plain ALTER COLUMN f SET STORAGE EXTERNAL;
+CREATE TABLE fz_inl_pglz (f cuckoofilter);
+CREATE TABLE fz_inl_plain (f cuckoofilter);
+ALTER TABLE fz_inl_plain ALTER COLUMN f SET STORAGE PLAIN;
+INSERT INTO fz_ext_pglz SELECT cuckoo_agg(k, 4 * $NB, 0.01) FROM build;
+INSERT INTO fz_ext_plain SELECT cuckoo_agg(k, 4 * $NB, 0.01) FROM build;
+INSERT INTO fz_inl_pglz SELECT cuckoo_agg(k, 5000, 0.01) FROM (SELECT k FROM build ORDER BY k LIMIT 100) s;
+INSERT INTO fz_inl_plain SELECT cuckoo_agg(k, 5000, 0.01) FROM (SELECT k FROM build ORDER BY k LIMIT 100) s;
+CREATE TABLE probe_store AS SELECT k FROM probe LIMIT $STORE_ROWS;
+VACUUM ANALYZE probe_store;
+CHECKPOINT;
+EOF
+
+echo
+echo "### Cluster"
+echo
+echo "| setting | value |"
+echo "|---|---|"
+"${PSQL[@]}" -F ' | ' <<'EOF'
+SELECT '| server', version() || ' |';
+SELECT '| cuckoo / hll', (SELECT extversion FROM pg_extension WHERE extname = 'cuckoo') || ' / ' ||
+       (SELECT extversion FROM pg_extension WHERE extname = 'hll') || ' |';
+SELECT '| ' || name, setting || coalesce(unit, '') || ' |' FROM pg_settings
+ WHERE name IN ('shared_buffers', 'work_mem', 'max_parallel_workers_per_gather', 'max_worker_processes', 'jit')
+ ORDER BY name;
+SELECT '| table sizes', format('probe %s, build %s', pg_size_pretty(pg_table_size('probe')),
+       pg_size_pretty(pg_table_size('build'))) || ' |';
+EOF
+printf '%s\n' "| timing | psql \\timing (client wall clock), median of $RUNS runs after 1 warm-up; baseline interleaved in the same session |"
+
+echo
+echo "### Stored filters"
+echo
+echo "Raw bytes are \`cuckoo_info(f).bytes\`; stored is \`pg_column_size(f)\` (after compression);"
+echo "a non-empty TOAST table means the value is stored out of line."
+echo
+echo "| table | filter | items | raw bytes | stored bytes | compression | TOAST table bytes |"
+echo "|---|---|---|---|---|---|---|"
+for t in filters fz_ext_pglz fz_ext_plain fz_inl_pglz fz_inl_plain; do
+  case $t in
+    filters) what="\`cuckoo_agg(k)\` of build" ;;
+    fz_ext_*) what="\`cuckoo_agg(k, $((4 * NB)), 0.01)\` of build (load ~0.24)" ;;
+    fz_inl_*) what="\`cuckoo_agg(k, 5000, 0.01)\` of 100 build keys" ;;
+  esac
+  "${PSQL[@]}" -F ' | ' -c "SELECT '| $t', '$what', (cuckoo_info(f)).items, (cuckoo_info(f)).bytes, pg_column_size(f),
+      coalesce(pg_column_compression(f), 'none'),
+      pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE relname = '$t')) || ' |' FROM $t"
+done
+
+# ---------------------------------------------------------------- probe
+check_so "probe"
+SERIAL="SET max_parallel_workers_per_gather = 0;"
+Q_BASE="SELECT count(*) FROM probe WHERE k <> 0;"
+GETF="SELECT f::text AS f FROM filters WHERE name = 'b' \\gset"
+probe_rows=''
+probe_row() { # LABEL
+  probe_rows+="| $1 | $(fmt_ms "$T_MS") | $(fmt_ms "$B_MS") | $RATIO | $RES | $PLAN |"$'\n'
+  log "probe: $1: $(fmt_ms "$T_MS") ms, baseline $(fmt_ms "$B_MS") ms, ratio $RATIO"
+}
+log "probe ($ROWS rows, serial unless noted)"
+
+SETUP=$SERIAL BASE=$Q_BASE TEST=$Q_BASE
+measure; probe_row "baseline: \`WHERE k <> 0\` (against itself: the noise level)"
+
+SETUP=$SERIAL BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM filters WHERE name = 'b'), k);"
+measure; probe_row "InitPlan: \`cuckoo_contains((SELECT f FROM filters WHERE name='b'), k)\` (filter TOASTed, uncompressed)"
+
+SETUP="SET max_parallel_workers_per_gather = 2;" BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM filters WHERE name = 'b'), k);"
+measure; probe_row "InitPlan, **parallel** (max_parallel_workers_per_gather=2, default costs; baseline parallel too)"
+
+SETUP=$SERIAL BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE (SELECT f FROM filters WHERE name = 'b') @> k;"
+measure; probe_row "operator: \`(SELECT f ...) @> k\`"
+
+SETUP="$SERIAL
+$GETF" BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE cuckoo_contains(:'f'::cuckoofilter, k);"
+measure; probe_row "literal: \`cuckoo_contains(:'f'::cuckoofilter, k)\` (text form in the query, parsed each time)"
+
+SETUP="$SERIAL
+$GETF" BASE=$Q_BASE PLANQ=-
+TEST="SELECT :'f'::cuckoofilter IS NOT NULL;"
+measure; probe_row "literal alone: \`SELECT :'f'::cuckoofilter IS NOT NULL\` (sending and parsing the literal; no probe)"
+
+SETUP="$SERIAL
+$GETF
+PREPARE q(cuckoofilter) AS SELECT count(*) FROM probe WHERE cuckoo_contains(\$1, k);" BASE=$Q_BASE
+TEST="EXECUTE q(:'f');" WARM=5 PLANQ=-
+AFTER="SELECT format('%s generic, %s custom plans', generic_plans, custom_plans) FROM pg_prepared_statements WHERE name = 'q';"
+measure; PLAN=$EXTRA; probe_row "prepared, parameter: \`EXECUTE q(:'f')\` after 5 executions (plan_cache_mode=auto)"
+
+SETUP="$SERIAL
+SET plan_cache_mode = force_custom_plan;
+$GETF
+PREPARE q(cuckoofilter) AS SELECT count(*) FROM probe WHERE cuckoo_contains(\$1, k);" BASE=$Q_BASE
+TEST="EXECUTE q(:'f');" PLANQ=-
+AFTER="SELECT format('%s generic, %s custom plans', generic_plans, custom_plans) FROM pg_prepared_statements WHERE name = 'q';"
+measure; PLAN=$EXTRA; probe_row "prepared, force_custom_plan: \`EXECUTE q(:'f')\`"
+
+SETUP=$SERIAL BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe, filters WHERE name = 'b' AND cuckoo_contains(filters.f, probe.k);"
+measure; probe_row "join column: \`FROM probe, filters WHERE name='b' AND cuckoo_contains(filters.f, probe.k)\`"
+
+SETUP=$SERIAL BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe, filters WHERE name = 'b' AND length(filters.name) + probe.k <> 0;"
+measure; probe_row "join shape alone: the same join with \`length(filters.name) + probe.k <> 0\` instead (no cuckoo)"
+
+SETUP=$SERIAL BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM fz_ext_pglz), k);"
+measure; probe_row "TOASTed + compressed (pglz) filter: \`fz_ext_pglz\`, InitPlan (a different, sparse filter; see Stored filters)"
+
+SETUP=$SERIAL BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE k IN (SELECT k FROM build);"
+measure; probe_row "hash semi-join: \`k IN (SELECT k FROM build)\` (exact)"
+
+SETUP="$SERIAL
+SELECT a::text AS a FROM arr \\gset" BASE=$Q_BASE
+TEST="SELECT count(*) FROM probe WHERE k = ANY(:'a'::bigint[]);"
+measure; probe_row "\`k = ANY(:'a'::bigint[])\`, $NA-key array literal (exact, hashed)"
+
+echo
+echo "### Probe: $ROWS rows, $NB build keys (10% of the rows match)"
+echo
+echo "Serial plans (max_parallel_workers_per_gather=0) unless noted. ratio = ms / baseline ms,"
+echo "both medians from the same session. count = rows found (matches + false positives)."
+echo
+echo "| case | ms | baseline ms | ratio | count | plan |"
+echo "|---|---|---|---|---|---|"
+printf '%s' "$probe_rows"
+
+# ---------------------------------------------------------------- storage
+check_so "storage"
+store_rows=''
+store_row() { # LABEL BASELINE-LABEL
+  store_rows+="| $1 | $(fmt_ms "$T_MS") | $2 | $(fmt_ms "$B_MS") | $RATIO | $RES |"$'\n'
+  log "storage: $1: $(fmt_ms "$T_MS") ms, $2 $(fmt_ms "$B_MS") ms, ratio $RATIO"
+}
+log "storage ($STORE_ROWS probe rows)"
+SB="SELECT count(*) FROM probe_store WHERE k <> 0;"
+sq() { echo "SELECT count(*) FROM probe_store WHERE cuckoo_contains((SELECT f FROM $1), k);"; }
+
+SETUP=$SERIAL BASE=$SB TEST=$(sq fz_ext_plain) PLANQ=-
+measure; store_row "sparse, out of line, uncompressed (\`fz_ext_plain\`)" "\`k <> 0\`"
+SETUP=$SERIAL BASE=$(sq fz_ext_plain) TEST=$(sq fz_ext_pglz) PLANQ=-
+measure; store_row "sparse, out of line, pglz (\`fz_ext_pglz\`)" "the same, uncompressed"
+SETUP=$SERIAL BASE=$SB TEST=$(sq fz_inl_plain) PLANQ=-
+measure; store_row "small, inline, uncompressed (\`fz_inl_plain\`)" "\`k <> 0\`"
+SETUP=$SERIAL BASE=$(sq fz_inl_plain) TEST=$(sq fz_inl_pglz) PLANQ=-
+measure; store_row "small, inline, pglz (\`fz_inl_pglz\`)" "the same, uncompressed"
+SETUP=$SERIAL BASE="SELECT count(*) FROM probe_store, fz_inl_plain WHERE cuckoo_contains(f, k);" PLANQ=-
+TEST="SELECT count(*) FROM probe_store, fz_inl_pglz WHERE cuckoo_contains(f, k);"
+measure; store_row "small, inline, pglz, as a join column" "the same, uncompressed"
+
+echo
+echo "### Probe: how the stored filter is kept ($STORE_ROWS probe rows, serial, InitPlan \`cuckoo_contains((SELECT f FROM t), k)\`)"
+echo
+echo "| filter stored | ms | baseline | baseline ms | ratio | count |"
+echo "|---|---|---|---|---|---|"
+printf '%s' "$store_rows"
+
+# ---------------------------------------------------------------- build
+check_so "build"
+PAR="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;"
+Q_HLL="SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM probe;"
+build_rows=''
+build_row() { # LABEL
+  local partial=no
+  grep -q 'Partial Aggregate' <<<"$PLANTEXT" && partial=yes
+  build_rows+="| $1 | $partial | $(fmt_ms "$T_MS") | $(fmt_ms "$B_MS") | $RATIO | $RES |"$'\n'
+  log "build: $1: $(fmt_ms "$T_MS") ms, hll $(fmt_ms "$B_MS") ms, ratio $RATIO, partial aggregate: $partial"
+}
+log "build ($ROWS distinct values)"
+for mode in serial parallel; do
+  if [[ $mode == serial ]]; then S=$SERIAL; else S=$PAR; fi
+  SETUP=$S BASE=$Q_HLL TEST=$Q_HLL
+  measure; build_row "$mode: \`hll_add_agg(hll_hash_bigint(k))\` (baseline against itself)"
+  SETUP=$S BASE=$Q_HLL TEST="SELECT pg_column_size(cuckoo_agg(k)) FROM probe;"
+  measure; build_row "$mode: \`cuckoo_agg(k)\`"
+  SETUP=$S BASE=$Q_HLL TEST="SELECT pg_column_size(cuckoo_agg(k, $ROWS, 0.01)) FROM probe;"
+  measure; build_row "$mode: \`cuckoo_agg(k, $ROWS, 0.01)\`"
+  SETUP=$S BASE=$Q_HLL TEST="SELECT count(DISTINCT k) FROM probe;"
+  measure; build_row "$mode: \`count(DISTINCT k)\`"
+done
+
+echo
+echo "### Build: aggregate over probe ($ROWS distinct values)"
+echo
+echo "Serial: max_parallel_workers_per_gather=0. Parallel: parallel_setup_cost=0, parallel_tuple_cost=0,"
+echo "min_parallel_table_scan_size=0, max_parallel_workers_per_gather=2; the baseline (hll) runs with the"
+echo "same settings in the same session. Results are wrapped in \`pg_column_size()\`, so the value is not sent"
+echo "to the client. result = bytes of the aggregate (or the count)."
+echo
+echo "| case | Partial Aggregate in plan | ms | hll ms | ratio | result |"
+echo "|---|---|---|---|---|---|"
+printf '%s' "$build_rows"
+
+# ---------------------------------------------------------------- memory
+check_so "peak memory"
+log "peak memory (VmHWM of a fresh backend, median of $MEM_RUNS connections)"
+mem_rows=''
+peak_kb "SELECT count(*) FROM probe;" "$SERIAL"
+scan_kb=$PEAK_KB
+mem_rows+="| \`SELECT count(*) FROM probe\` (reference: the scan's shared buffers count in RSS) | $scan_kb | 0 | | |"$'\n'
+mem_case() { # LABEL QUERY(returning bytes)
+  peak_kb "$2" "$SERIAL"
+  local extra=$((PEAK_KB - scan_kb)) r=''
+  [[ $PEAK_RES =~ ^[0-9]+$ ]] && r=$(ratio "$((extra * 1024))" "$PEAK_RES")
+  mem_rows+="| $1 | $PEAK_KB | $extra | $PEAK_RES | $r |"$'\n'
+  log "memory: $1: VmHWM $PEAK_KB kB (+$extra kB over the scan), result $PEAK_RES bytes"
+}
+mem_case "\`cuckoo_agg(k)\`" "SELECT pg_column_size(cuckoo_agg(k)) FROM probe;"
+mem_case "\`cuckoo_agg(k, $ROWS, 0.01)\`" "SELECT pg_column_size(cuckoo_agg(k, $ROWS, 0.01)) FROM probe;"
+mem_case "\`hll_add_agg(hll_hash_bigint(k))\`" "SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM probe;"
+
+echo
+echo "### Peak memory of the building backend (serial, $ROWS distinct values)"
+echo
+echo "VmHWM from /proc/PID/status of a fresh connection after the query (median of $MEM_RUNS"
+echo "connections). It includes the shared buffers the backend touched, so the reference row (a"
+echo "plain scan of probe) is subtracted: extra = VmHWM - reference. ratio = extra / result bytes."
+echo
+echo "| query | VmHWM kB | extra kB | result bytes | ratio |"
+echo "|---|---|---|---|---|"
+printf '%s' "$mem_rows"
+
+# ---------------------------------------------------------------- text I/O
+check_so "text I/O"
+log "text I/O: building a filter of $BIG values"
+t0=$(date +%s.%N)
+"${PSQL[@]}" <<EOF
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE big AS SELECT cuckoo_agg(g) AS f FROM (SELECT generate_series(1, $BIG::bigint) AS g) s;
+-- the same bytes as text, as base64 text and as bytea; out of line, not compressed
+CREATE TABLE bigt (t text);
+ALTER TABLE bigt ALTER COLUMN t SET STORAGE EXTERNAL;
+INSERT INTO bigt SELECT f::text FROM big;
+CREATE TABLE bigb64 (t text);
+ALTER TABLE bigb64 ALTER COLUMN t SET STORAGE EXTERNAL;
+INSERT INTO bigb64 SELECT encode(f::bytea, 'base64') FROM big;
+CREATE TABLE bigbytea (b bytea);
+ALTER TABLE bigbytea ALTER COLUMN b SET STORAGE EXTERNAL;
+INSERT INTO bigbytea SELECT f::bytea FROM big;
+CREATE UNLOGGED TABLE big2 (LIKE big);
+CREATE UNLOGGED TABLE bigbytea2 (LIKE bigbytea);
+ALTER TABLE bigbytea2 ALTER COLUMN b SET STORAGE EXTERNAL;
+CHECKPOINT;
+EOF
+t1=$(date +%s.%N)
+BIGBYTES=$(sql "SELECT (cuckoo_info(f)).bytes FROM big")
+DATADIR=$(sql "SHOW data_directory")   # COPY TO needs an absolute path; the files go with the cluster
+TEXTBYTES=$(sql "SELECT octet_length(t) FROM bigt")
+log "text I/O: filter of $BIGBYTES bytes built in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (with the copies)"
+
+io_rows=''
+io_row() { # LABEL BASELINE-LABEL
+  local mbs bmbs
+  mbs=$(awk -v b="$BIGBYTES" -v t="$T_MS" 'BEGIN { printf "%.0f", b / 1e6 / (t / 1000) }')
+  bmbs=$(awk -v b="$BIGBYTES" -v t="$B_MS" 'BEGIN { printf "%.0f", b / 1e6 / (t / 1000) }')
+  io_rows+="| $1 | $(fmt_ms "$T_MS") | $mbs | $2 | $(fmt_ms "$B_MS") | $bmbs | $RATIO |"$'\n'
+  log "text I/O: $1: $(fmt_ms "$T_MS") ms ($mbs MB/s), $2 $(fmt_ms "$B_MS") ms, ratio $RATIO"
+}
+SETUP=$SERIAL PLANQ=- BASE="SELECT octet_length(encode(f::bytea, 'base64')) FROM big;"
+TEST="SELECT octet_length(f::text) FROM big;"
+measure; io_row "output: \`SELECT octet_length(f::text) FROM big\`" "\`encode(f::bytea, 'base64')\`"
+SETUP=$SERIAL PLANQ=- BASE="SELECT octet_length(decode(t, 'base64')) FROM bigb64;"
+TEST="SELECT pg_column_size(t::cuckoofilter) FROM bigt;"
+measure; io_row "input: \`SELECT pg_column_size(t::cuckoofilter) FROM bigt\` (bigt.t = f::text)" "\`decode(t, 'base64')\`"
+SETUP=$SERIAL PLANQ=- BASE="COPY bigbytea TO '$DATADIR/cuckoo_bench_bytea.txt';"
+TEST="COPY big TO '$DATADIR/cuckoo_bench_big.txt';"
+measure; io_row "\`COPY big TO file\` (text)" "the same bytes as bytea"
+SETUP=$SERIAL PLANQ=- PRE="TRUNCATE big2, bigbytea2;" BASE="COPY bigbytea2 FROM '$DATADIR/cuckoo_bench_bytea.txt';"
+TEST="COPY big2 FROM '$DATADIR/cuckoo_bench_big.txt';"
+measure; io_row "\`COPY big2 FROM file\` (text, unlogged table)" "the same bytes as bytea"
+SETUP=$SERIAL PLANQ=- BASE="COPY bigbytea TO '$DATADIR/cuckoo_bench_bytea.bin' (FORMAT binary);"
+TEST="COPY big TO '$DATADIR/cuckoo_bench_big.bin' (FORMAT binary);"
+measure; io_row "\`COPY big TO file (FORMAT binary)\`" "the same bytes as bytea"
+SETUP=$SERIAL PLANQ=- PRE="TRUNCATE big2, bigbytea2;" BASE="COPY bigbytea2 FROM '$DATADIR/cuckoo_bench_bytea.bin' (FORMAT binary);"
+TEST="COPY big2 FROM '$DATADIR/cuckoo_bench_big.bin' (FORMAT binary);"
+measure; io_row "\`COPY big2 FROM file (FORMAT binary)\`" "the same bytes as bytea"
+check=$(sql "SELECT (SELECT f FROM big) = (SELECT f FROM big2)")
+[[ $check == t ]] || { echo "COPY round trip changed the filter" >&2; exit 1; }
+
+echo
+echo "### Text I/O: one filter of $BIG values ($BIGBYTES bytes; text form $TEXTBYTES bytes)"
+echo
+echo "MB/s = binary size (10^6 bytes) / median time. COPY files are in the data directory."
+echo "ratio = ms / baseline ms."
+echo
+echo "| case | ms | MB/s | baseline | baseline ms | baseline MB/s | ratio |"
+echo "|---|---|---|---|---|---|---|"
+printf '%s' "$io_rows"
+check_so "the end of the run"
+echo
+log "done in $((SECONDS - started)) s"
