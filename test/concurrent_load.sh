@@ -10,11 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 LOAD_SECONDS="${LOAD_SECONDS:-20}"
 TMPDIR="${TMPDIR:-/tmp}"
-pass=0; fail=0
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1))
-  else echo "not ok - $1: expected '$2', got '$3'"; fail=$((fail + 1)); fi
-}
+. ./lib.sh
 q() { psql -X -qAt -v ON_ERROR_STOP=1 -d load -c "$1"; }
 verify() {  # verify LABEL
   local fn items
@@ -65,5 +61,4 @@ check "server restarted after kill -9" 0 "$rc"
 for i in $(seq 1 30); do pg_isready -q && break; sleep 1; done
 verify "after crash recovery"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

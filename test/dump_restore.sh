@@ -4,11 +4,7 @@
 # shapes and value types are dumped in custom and plain formats, restored
 # into fresh databases, and compared byte for byte and by probing.
 set -uo pipefail
-pass=0; fail=0
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1))
-  else echo "not ok - $1: expected '$2', got '$3'"; fail=$((fail + 1)); fi
-}
+. "$(dirname "$0")/lib.sh"
 q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,5 +58,4 @@ bad_rc=$?
 check "a corrupted dump is refused" "3" "$bad_rc"
 check "with the validator's message" "1" "$(grep -c 'invalid cuckoofilter value' "$tmp/bad.out")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

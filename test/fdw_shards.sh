@@ -5,11 +5,7 @@
 # "extensions 'cuckoo'" option lets postgres_fdw ship cuckoo's functions, so
 # each shard builds its filter remotely and the coordinator unions them.
 set -uo pipefail
-pass=0; fail=0
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1))
-  else echo "not ok - $1: expected '$2', got '$3'"; fail=$((fail + 1)); fi
-}
+. "$(dirname "$0")/lib.sh"
 q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 
 for s in 1 2; do
@@ -55,5 +51,4 @@ check "union of remote aggregates in one statement" "t" \
                 SELECT cuckoo_agg(customer_id, 200000, 0.01) AS f FROM events_shard1
                 UNION ALL SELECT cuckoo_agg(customer_id, 200000, 0.01) FROM events_shard2) s")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -3,11 +3,7 @@
 # inside a throwaway cluster.  The install script must not be hijackable by
 # objects a role planted beforehand.
 set -uo pipefail
-pass=0; fail=0
-check() {  # check NAME EXPECTED ACTUAL
-  if [ "$2" = "$3" ]; then echo "ok - $1"; pass=$((pass + 1))
-  else echo "not ok - $1: expected '$2', got '$3'"; fail=$((fail + 1)); fi
-}
+. "$(dirname "$0")/lib.sh"
 as_super() { psql -X -qAt -d "$1" -c "$2" 2>&1; }
 as_app() { PGPASSWORD=app_pw psql -X -qAt -U app -d "$1" -c "$2" 2>&1; }
 
@@ -40,5 +36,4 @@ as_super appdb "ALTER EXTENSION cuckoo SET SCHEMA ext" >/dev/null
 check "a superuser can relocate it with ALTER EXTENSION SET SCHEMA" "t" \
   "$(as_app appdb "SELECT ext.cuckoo_contains(ext.cuckoo_add(ext.cuckoo_create(10), 'x'), 'x')")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
