@@ -135,6 +135,20 @@ set_bits(uint8_t *data, uint64_t pos, uint32_t width, uint32_t val)
 	store_le64(p, w);
 }
 
+static inline int
+popcount64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_popcountll(x);
+#else
+	int			n = 0;
+
+	for (; x; x &= x - 1)
+		n++;
+	return n;
+#endif
+}
+
 /* ------------------------------------------------------------------------
  * Hashing helpers
  * ------------------------------------------------------------------------ */
@@ -802,6 +816,23 @@ cf_validate(const void *buf, size_t len, char *err, size_t errlen)
 		uint32_t	fps[8];
 
 		CF_CHECK_INTERRUPTS(i);
+		if (!cf.semisort)
+		{
+			uint64_t	pos = (uint64_t) i * cf.bucket_bits;
+			unsigned	sh = (unsigned) (pos & 7);
+
+			if (sh + cf.bucket_bits <= 64)
+			{
+				/* count the empty entries of the bucket word: an exact
+				 * zero-field test, ~(((w & low) + low) | w) & high */
+				uint64_t	w = (load_le64(cf.data + (pos >> 3)) >> sh) & cf.bucket_mask;
+				uint64_t	low = cf.hi_bits - cf.lo_ones;
+				uint64_t	z = ~(((w & low) + low) | w) & cf.hi_bits;
+
+				count += cf.b - (uint32_t) popcount64(z);
+				continue;
+			}
+		}
 		if (cf.semisort)
 		{
 			uint32_t	code = get_bits(cf.data, (uint64_t) i * cf.bucket_bits, 12);
