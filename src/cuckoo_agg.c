@@ -530,13 +530,12 @@ PG_FUNCTION_INFO_V1(cuckoo_agg_fixed_trans);
 Datum
 cuckoo_agg_fixed_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt;
 	CuckooFilter *state;
 	ValueHasher *vh;
 	cf_filter	cf;
 	cf_status	st;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
+	if (!AggCheckCallContext(fcinfo, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoo_agg_fixed_trans called in non-aggregate context")));

@@ -335,30 +335,31 @@ cuckoo_hash_datum(ValueHasher *vh, Datum value)
 	return 0;					/* keep compiler quiet */
 }
 
+/* Fills the call site's hasher for typid (once: a call site's argument type
+ * and collation never change). */
+static ValueHasher *
+init_cached_hasher(FunctionCallInfo fcinfo, CuckooCallCache *cc, Oid typid)
+{
+	cuckoo_hasher_init(&cc->hasher, typid, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+	cc->hasher_valid = true;
+	return &cc->hasher;
+}
+
 /* The hasher for argument argno (of a polymorphic function), cached. */
 ValueHasher *
 cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno)
 {
 	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
 	Oid			typid;
-	Oid			coll;
 
-	/* a call site's argument type and collation never change */
 	if (cc->hasher_valid)
 		return &cc->hasher;
 	typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	coll = PG_GET_COLLATION();
 	if (!OidIsValid(typid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not determine the data type of the value")));
-	if (!cc->hasher_valid || cc->hasher.typid != typid || cc->hasher.collation != coll)
-	{
-		cc->hasher_valid = false;
-		cuckoo_hasher_init(&cc->hasher, typid, coll, fcinfo->flinfo->fn_mcxt);
-		cc->hasher_valid = true;
-	}
-	return &cc->hasher;
+	return init_cached_hasher(fcinfo, cc, typid);
 }
 
 /* The hasher for the elements of array argument argno, cached. */
@@ -367,25 +368,18 @@ cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno)
 {
 	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
 	Oid			arrtype;
-	Oid			elemtype;
-	Oid			coll;
+	Oid			elemtype = InvalidOid;
 
 	if (cc->hasher_valid)
 		return &cc->hasher;
 	arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	coll = PG_GET_COLLATION();
-	if (!OidIsValid(arrtype) ||
-		!OidIsValid(elemtype = get_element_type(getBaseType(arrtype))))
+	if (OidIsValid(arrtype))
+		elemtype = get_element_type(getBaseType(arrtype));
+	if (!OidIsValid(elemtype))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("could not determine the element type of the array")));
-	if (!cc->hasher_valid || cc->hasher.typid != elemtype || cc->hasher.collation != coll)
-	{
-		cc->hasher_valid = false;
-		cuckoo_hasher_init(&cc->hasher, elemtype, coll, fcinfo->flinfo->fn_mcxt);
-		cc->hasher_valid = true;
-	}
-	return &cc->hasher;
+	return init_cached_hasher(fcinfo, cc, elemtype);
 }
 
 /* True when a value hashed by vh may be looked up in (or added to) cf. */
