@@ -53,31 +53,50 @@ typedef struct CuckooCallCache
 	/* the last compressed in-line filter argument and its decompressed form */
 	struct varlena *inline_raw;
 	CuckooFilter *inline_value;
-	/* the view of the last filter opened, keyed by its header bytes */
-	bool		view_valid;
+	/* the view of the last filter opened (NULL: none), keyed by its header */
+	CuckooFilter *view_value;
 	bool		view_kind_ok;	/* its kind matched the hasher's */
 	size_t		view_len;
 	uint8		view_header[CF_HEADER_SIZE];
 	cf_filter	view;
 } CuckooCallCache;
 
-extern CuckooCallCache *cuckoo_call_cache(FunctionCallInfo fcinfo);
+/* The call site's cache, allocated on first use (inline: called per row). */
+static inline CuckooCallCache *
+cuckoo_call_cache(FunctionCallInfo fcinfo)
+{
+	if (unlikely(fcinfo->flinfo->fn_extra == NULL))
+		fcinfo->flinfo->fn_extra =
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CuckooCallCache));
+	return (CuckooCallCache *) fcinfo->flinfo->fn_extra;
+}
 
 /* cuckoo_hash.c */
 extern void cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
 							   MemoryContext mcxt);
 extern uint64 cuckoo_hash_datum(ValueHasher *vh, Datum value);
-extern ValueHasher *cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno);
+extern ValueHasher *cuckoo_hasher_for_arg_init(FunctionCallInfo fcinfo, int argno);
 extern ValueHasher *cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno);
 extern void cuckoo_check_kind(const cf_filter *cf, const ValueHasher *vh);
 extern bool cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh);
 
+/* The hasher for argument argno (of a polymorphic function), cached. */
+static inline ValueHasher *
+cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno)
+{
+	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
+
+	if (likely(cc->hasher_valid))
+		return &cc->hasher;
+	return cuckoo_hasher_for_arg_init(fcinfo, argno);
+}
+
 /* cuckoo_type.c */
 extern CuckooFilter *cuckoo_new(const cf_params *p);
 extern void cuckoo_open(cf_filter *cf, CuckooFilter *v);
-extern void cuckoo_open_probe(FunctionCallInfo fcinfo, CuckooFilter *v,
-							  ValueHasher *vh, cf_filter *cf);
 extern CuckooFilter *cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno);
+extern const cf_filter *cuckoo_probe_arg(FunctionCallInfo fcinfo, int argno,
+										 ValueHasher *vh);
 extern void cuckoo_report_status(cf_status st, const cf_filter *cf);
 extern void cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
 							   int fingerprint_bits, bool fp_given,

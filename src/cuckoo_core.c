@@ -430,12 +430,46 @@ bucket_has_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
 	return bucket_has_fp_slow(cf, i, fp);
 }
 
-/* Puts fp into a free entry of bucket i, if there is one. */
+/*
+ * A plain bucket that fits one 64-bit load (with its bit offset) is updated
+ * with one load and one store.  zero_fields marks the top bit of every field
+ * of x that is zero, and only those (no borrow crosses a field).
+ */
+static CF_ALWAYS_INLINE bool
+plain_word_bucket(const cf_filter *cf, uint64_t pos)
+{
+	return !cf->semisort && (pos & 7) + cf->bucket_bits <= 64;
+}
+
+static CF_ALWAYS_INLINE uint64_t
+zero_fields(const cf_filter *cf, uint64_t x)
+{
+	uint64_t	low = cf->hi_bits - cf->lo_ones;
+
+	return ~(((x & low) + low) | x) & cf->hi_bits;
+}
+
+/* Puts fp into a free entry of bucket i, if there is one (the first). */
 static inline bool
 bucket_place(cf_filter *cf, uint32_t i, uint32_t fp)
 {
 	uint32_t	fps[8];
+	uint64_t	pos = (uint64_t) i * cf->bucket_bits;
 
+	if (plain_word_bucket(cf, pos))
+	{
+		uint8_t    *p = cf->data + (pos >> 3);
+		unsigned	sh = (unsigned) (pos & 7);
+		uint64_t	w = load_le64(p);
+		uint64_t	z = zero_fields(cf, (w >> sh) & cf->bucket_mask);
+
+		if (z == 0)
+			return false;
+		/* the lowest zero field starts f - 1 bits below its marked top bit */
+		w |= (uint64_t) fp << (sh + (unsigned) __builtin_ctzll(z) - (cf->f - 1));
+		store_le64(p, w);
+		return true;
+	}
 	read_bucket(cf, i, fps);
 	for (uint32_t j = 0; j < cf->b; j++)
 	{
@@ -449,12 +483,26 @@ bucket_place(cf_filter *cf, uint32_t i, uint32_t fp)
 	return false;
 }
 
-/* Removes one copy of fp from bucket i, if there is one. */
+/* Removes one copy of fp from bucket i, if there is one (the first). */
 static inline bool
 bucket_take(cf_filter *cf, uint32_t i, uint32_t fp)
 {
 	uint32_t	fps[8];
+	uint64_t	pos = (uint64_t) i * cf->bucket_bits;
 
+	if (plain_word_bucket(cf, pos))
+	{
+		uint8_t    *p = cf->data + (pos >> 3);
+		unsigned	sh = (unsigned) (pos & 7);
+		uint64_t	w = load_le64(p);
+		uint64_t	z = zero_fields(cf, ((w >> sh) & cf->bucket_mask) ^ (fp * cf->lo_ones));
+
+		if (z == 0)
+			return false;
+		w &= ~((uint64_t) cf->fp_mask << (sh + (unsigned) __builtin_ctzll(z) - (cf->f - 1)));
+		store_le64(p, w);
+		return true;
+	}
 	read_bucket(cf, i, fps);
 	for (uint32_t j = 0; j < cf->b; j++)
 	{
@@ -712,6 +760,7 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 	}
 	cf->bucket_mask = cf->bucket_bits >= 64 ? ~UINT64_C(0) :
 		(UINT64_C(1) << cf->bucket_bits) - 1;
+	cf->word_probe = !cf->semisort && cf->bucket_bits + 7 <= 64;
 	cf->ss_lo_ones = 0;
 	cf->ss_hi_bits = 0;
 	if (cf->semisort && cf->low_bits > 0 && cf->low_bits <= 13)
@@ -1046,11 +1095,26 @@ insert_fp(cf_filter *cf, uint32_t i1, uint32_t fp, uint64_t seed, bool check_cop
 		uint32_t	fps[8];
 		uint32_t	slot = (uint32_t) (rng_next(&rng) >> 32) & (cf->b - 1);
 		uint32_t	out;
+		uint64_t	pos = (uint64_t) i * cf->bucket_bits;
 
-		read_bucket(cf, i, fps);
-		out = fps[slot];
-		fps[slot] = fp;
-		write_bucket(cf, i, fps);
+		if (plain_word_bucket(cf, pos))
+		{
+			/* swap the entry in one load and one store */
+			uint8_t    *p = cf->data + (pos >> 3);
+			unsigned	at = (unsigned) (pos & 7) + slot * cf->f;
+			uint64_t	w = load_le64(p);
+
+			out = (uint32_t) (w >> at) & cf->fp_mask;
+			w = (w & ~((uint64_t) cf->fp_mask << at)) | ((uint64_t) fp << at);
+			store_le64(p, w);
+		}
+		else
+		{
+			read_bucket(cf, i, fps);
+			out = fps[slot];
+			fps[slot] = fp;
+			write_bucket(cf, i, fps);
+		}
 		fp = out;
 		i = alt_bucket(cf, i, fp);
 		if (bucket_place(cf, i, fp))
@@ -1082,8 +1146,108 @@ cf_insert_if_absent(cf_filter *cf, uint64_t h)
 	return cf_insert(cf, h);
 }
 
-bool
-cf_contains(const cf_filter *cf, uint64_t h)
+/*
+ * The common shape (plain buckets that fit one 64-bit load) probed without
+ * branches until the answer: both buckets loaded as words and tested
+ * together.  Same arithmetic as locate() and alt_bucket().  The constants are
+ * copied out of the view once per call or batch, so a loop keeps them in
+ * registers.
+ */
+typedef struct word_probe
+{
+	const uint8_t *data;
+	uint64_t	lo_ones,
+				hi_bits,
+				bucket_mask;
+	uint32_t	c,
+				k,
+				rmask,
+				fp_range,
+				bucket_bits;
+} word_probe;
+
+static CF_ALWAYS_INLINE void
+word_probe_init(word_probe *w, const cf_filter *cf)
+{
+	w->data = cf->data;
+	w->lo_ones = cf->lo_ones;
+	w->hi_bits = cf->hi_bits;
+	w->bucket_mask = cf->bucket_mask;
+	w->c = cf->c;
+	w->k = cf->k;
+	w->rmask = cf->rmask;
+	w->fp_range = cf->fp_range;
+	w->bucket_bits = cf->bucket_bits;
+}
+
+/* Fingerprint and both bit positions of h's buckets. */
+static CF_ALWAYS_INLINE void
+word_probe_locate(const word_probe *w, uint64_t h, uint32_t *fp,
+				  uint32_t *i1, uint32_t *i2)
+{
+	uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), w->c);
+	uint32_t	r = (uint32_t) (h >> 32) & w->rmask;
+	uint64_t	hf;
+	uint32_t	hq,
+				q2;
+
+	*fp = 1 + fastrange32((uint32_t) h, w->fp_range);
+	hf = fp_hash(*fp);
+	hq = fastrange32((uint32_t) hf, w->c);
+	q2 = hq - q + (hq < q ? w->c : 0);
+	*i1 = (q << w->k) | r;
+	*i2 = (q2 << w->k) | (r ^ ((uint32_t) (hf >> 32) & w->rmask));
+}
+
+static CF_ALWAYS_INLINE bool
+word_probe_test(const word_probe *w, uint32_t fp, uint32_t i1, uint32_t i2)
+{
+	uint64_t	p1 = (uint64_t) i1 * w->bucket_bits;
+	uint64_t	p2 = (uint64_t) i2 * w->bucket_bits;
+	uint64_t	fpx = fp * w->lo_ones;
+	uint64_t	x1 = ((load_le64(w->data + (p1 >> 3)) >> (p1 & 7)) & w->bucket_mask) ^ fpx;
+	uint64_t	x2 = ((load_le64(w->data + (p2 >> 3)) >> (p2 & 7)) & w->bucket_mask) ^ fpx;
+
+	return ((((x1 - w->lo_ones) & ~x1) | ((x2 - w->lo_ones) & ~x2)) & w->hi_bits) != 0;
+}
+
+static CF_ALWAYS_INLINE void
+word_probe_prefetch(const word_probe *w, uint32_t i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(w->data + (((uint64_t) i * w->bucket_bits) >> 3), 0, 1);
+#else
+	(void) w;
+	(void) i;
+#endif
+}
+
+/* Asks the CPU to start loading bucket i's cache line. */
+static CF_ALWAYS_INLINE void
+prefetch_bucket(const cf_filter *cf, uint32_t i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(cf->data + (((uint64_t) i * cf->bucket_bits) >> 3), 0, 1);
+#else
+	(void) cf;
+	(void) i;
+#endif
+}
+
+static CF_ALWAYS_INLINE bool
+contains_at(const cf_filter *cf, uint32_t fp, uint32_t i1, uint32_t i2)
+{
+	return bucket_has_fp(cf, i1, fp) || bucket_has_fp(cf, i2, fp) ||
+		victim_matches(cf, fp, i1, i2);
+}
+
+/*
+ * Other shapes (semi-sorted, or buckets wider than a word).  Both buckets are
+ * requested before either is read: a negative lookup, the common case of a
+ * prefilter, then waits for one memory round trip, not two.
+ */
+static CF_NOINLINE bool
+contains_general(const cf_filter *cf, uint64_t h)
 {
 	uint32_t	fp,
 				i1,
@@ -1091,8 +1255,87 @@ cf_contains(const cf_filter *cf, uint64_t h)
 
 	locate(cf, h, &fp, &i1);
 	i2 = alt_bucket(cf, i1, fp);
-	return bucket_has_fp(cf, i1, fp) || bucket_has_fp(cf, i2, fp) ||
-		victim_matches(cf, fp, i1, i2);
+	prefetch_bucket(cf, i2);
+	return contains_at(cf, fp, i1, i2);
+}
+
+bool
+cf_contains(const cf_filter *cf, uint64_t h)
+{
+	word_probe	w;
+	uint32_t	fp,
+				i1,
+				i2;
+
+	if (!cf->word_probe)
+		return contains_general(cf, h);
+	word_probe_init(&w, cf);
+	word_probe_locate(&w, h, &fp, &i1, &i2);
+	return word_probe_test(&w, fp, i1, i2) || victim_matches(cf, fp, i1, i2);
+}
+
+/*
+ * Lookups of n hashes, pipelined: the buckets of lookup j + CF_BATCH_AHEAD
+ * are requested while lookup j is answered, so up to 2 * CF_BATCH_AHEAD
+ * cache misses are in flight instead of one or two.
+ */
+#define CF_BATCH_AHEAD	8
+
+void
+cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
+{
+	uint32_t	fps[CF_BATCH_AHEAD],
+				b1[CF_BATCH_AHEAD],
+				b2[CF_BATCH_AHEAD];
+	size_t		ahead = n < CF_BATCH_AHEAD ? n : CF_BATCH_AHEAD;
+	word_probe	w;
+
+	if (!cf->word_probe)
+	{
+		for (size_t j = 0; j < ahead; j++)
+		{
+			locate(cf, h[j], &fps[j], &b1[j]);
+			b2[j] = alt_bucket(cf, b1[j], fps[j]);
+			prefetch_bucket(cf, b1[j]);
+			prefetch_bucket(cf, b2[j]);
+		}
+		for (size_t j = 0; j < n; j++)
+		{
+			size_t		s = j % CF_BATCH_AHEAD;
+
+			out[j] = contains_at(cf, fps[s], b1[s], b2[s]);
+			if (j + CF_BATCH_AHEAD < n)
+			{
+				locate(cf, h[j + CF_BATCH_AHEAD], &fps[s], &b1[s]);
+				b2[s] = alt_bucket(cf, b1[s], fps[s]);
+				prefetch_bucket(cf, b1[s]);
+				prefetch_bucket(cf, b2[s]);
+			}
+		}
+		return;
+	}
+	word_probe_init(&w, cf);
+	for (size_t j = 0; j < ahead; j++)
+	{
+		word_probe_locate(&w, h[j], &fps[j], &b1[j], &b2[j]);
+		word_probe_prefetch(&w, b1[j]);
+		word_probe_prefetch(&w, b2[j]);
+	}
+	for (size_t j = 0; j < n; j++)
+	{
+		size_t		s = j % CF_BATCH_AHEAD;
+		uint32_t	fp = fps[s],
+					i1 = b1[s],
+					i2 = b2[s];
+
+		if (j + CF_BATCH_AHEAD < n)
+		{
+			word_probe_locate(&w, h[j + CF_BATCH_AHEAD], &fps[s], &b1[s], &b2[s]);
+			word_probe_prefetch(&w, b1[s]);
+			word_probe_prefetch(&w, b2[s]);
+		}
+		out[j] = word_probe_test(&w, fp, i1, i2) || victim_matches(cf, fp, i1, i2);
+	}
 }
 
 /* Copies of fp in the pair (i1, i2), the victim slot included. */

@@ -111,6 +111,8 @@ typedef struct cf_filter
 	uint64_t	lo_ones;		/* bit 0 of each of the b fields */
 	uint64_t	hi_bits;		/* bit f-1 of each of the b fields */
 	uint64_t	bucket_mask;	/* the low bucket_bits bits */
+	bool		word_probe;		/* plain, and every bucket fits one 64-bit
+								 * load at any bit offset */
 	/* the same for the four (f-4)-bit suffixes of a semi-sorted bucket */
 	uint64_t	ss_lo_ones;
 	uint64_t	ss_hi_bits;
@@ -159,6 +161,8 @@ extern void cf_get_params(const cf_filter *cf, cf_params *p);
 extern cf_status cf_insert(cf_filter *cf, uint64_t h);
 extern cf_status cf_insert_if_absent(cf_filter *cf, uint64_t h);
 extern bool cf_contains(const cf_filter *cf, uint64_t h);
+/* n lookups at once, with memory accesses overlapped: out[j] = contains(h[j]) */
+extern void cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out);
 extern uint32_t cf_count(const cf_filter *cf, uint64_t h);
 extern bool cf_remove(cf_filter *cf, uint64_t h);
 

@@ -158,42 +158,64 @@ Datum
 cuckoo_contains(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = cuckoo_hasher_for_arg(fcinfo, 1);
-	CuckooFilter *v = cuckoo_getarg_cached(fcinfo, 0);
-	cf_filter	cf;
+	const cf_filter *cf = cuckoo_probe_arg(fcinfo, 0, vh);
 
-	cuckoo_open_probe(fcinfo, v, vh, &cf);
-	if (cf_items(&cf) == 0)
-		PG_RETURN_BOOL(false);
-	PG_RETURN_BOOL(cf_contains(&cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1))));
+	PG_RETURN_BOOL(cf_contains(cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1))));
 }
 
-/* cuckoo_contains_array(f, values[]): one answer per element, NULL for NULL. */
+/*
+ * cuckoo_contains_array(f, values[]): one answer per element, NULL for NULL.
+ * The elements are hashed in chunks and looked up together
+ * (cf_contains_many), so the memory accesses of a large filter overlap.
+ */
+#define PROBE_CHUNK 1024
+
 PG_FUNCTION_INFO_V1(cuckoo_contains_array);
 Datum
 cuckoo_contains_array(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = cuckoo_hasher_for_array_arg(fcinfo, 1);
-	CuckooFilter *v = cuckoo_getarg_cached(fcinfo, 0);
+	const cf_filter *cf = cuckoo_probe_arg(fcinfo, 0, vh);
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	int			ndim = ARR_NDIM(arr);
 	int			n = ArrayGetNItems(ndim, ARR_DIMS(arr));
 	Datum	   *out = palloc(sizeof(Datum) * Max(n, 1));
 	bool	   *outnull = palloc(sizeof(bool) * Max(n, 1));
+	uint64	   *hashes = palloc(sizeof(uint64) * Min(Max(n, 1), PROBE_CHUNK));
+	int		   *where = palloc(sizeof(int) * Min(Max(n, 1), PROBE_CHUNK));
+	bool		found[PROBE_CHUNK];
 	ArrayIterator it;
 	Datum		value;
 	bool		isnull;
-	int			i = 0;
-	cf_filter	cf;
+	int			i = 0,
+				pending = 0;
 
-	cuckoo_open_probe(fcinfo, v, vh, &cf);
 	it = array_create_iterator(arr, 0, NULL);
-	while (array_iterate(it, &value, &isnull))
+	for (;;)
 	{
-		CHECK_FOR_INTERRUPTS();
-		outnull[i] = isnull;
-		out[i] = BoolGetDatum(!isnull && cf_items(&cf) > 0 &&
-							  cf_contains(&cf, cuckoo_hash_datum(vh, value)));
-		i++;
+		bool		more = array_iterate(it, &value, &isnull);
+
+		if (more)
+		{
+			outnull[i] = isnull;
+			out[i] = BoolGetDatum(false);
+			if (!isnull)
+			{
+				hashes[pending] = cuckoo_hash_datum(vh, value);
+				where[pending++] = i;
+			}
+			i++;
+		}
+		if (pending == PROBE_CHUNK || (!more && pending > 0))
+		{
+			CHECK_FOR_INTERRUPTS();
+			cf_contains_many(cf, hashes, pending, found);
+			for (int j = 0; j < pending; j++)
+				out[where[j]] = BoolGetDatum(found[j]);
+			pending = 0;
+		}
+		if (!more)
+			break;
 	}
 	array_free_iterator(it);
 	if (ndim == 0)
@@ -209,13 +231,9 @@ Datum
 cuckoo_count(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = cuckoo_hasher_for_arg(fcinfo, 1);
-	CuckooFilter *v = cuckoo_getarg_cached(fcinfo, 0);
-	cf_filter	cf;
+	const cf_filter *cf = cuckoo_probe_arg(fcinfo, 0, vh);
 
-	cuckoo_open_probe(fcinfo, v, vh, &cf);
-	if (cf_items(&cf) == 0)
-		PG_RETURN_INT32(0);
-	PG_RETURN_INT32((int32) cf_count(&cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1))));
+	PG_RETURN_INT32((int32) cf_count(cf, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1))));
 }
 
 /* cuckoo_remove(f, value): f with one occurrence of value removed. */

@@ -45,16 +45,6 @@ enum
 	HM_EXTENDED					/* the type's extended hash function */
 };
 
-/* Returns the call site's cache, allocating it on first use. */
-CuckooCallCache *
-cuckoo_call_cache(FunctionCallInfo fcinfo)
-{
-	if (fcinfo->flinfo->fn_extra == NULL)
-		fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CuckooCallCache));
-	return (CuckooCallCache *) fcinfo->flinfo->fn_extra;
-}
-
 /*
  * A 32-bit tag naming a type: hash of its name without the schema (so that
  * ALTER ... SET SCHEMA, e.g. of an extension's types, keeps filters usable),
@@ -345,15 +335,13 @@ init_cached_hasher(FunctionCallInfo fcinfo, CuckooCallCache *cc, Oid typid)
 	return &cc->hasher;
 }
 
-/* The hasher for argument argno (of a polymorphic function), cached. */
+/* The hasher for argument argno (of a polymorphic function), first call. */
 ValueHasher *
-cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno)
+cuckoo_hasher_for_arg_init(FunctionCallInfo fcinfo, int argno)
 {
 	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
 	Oid			typid;
 
-	if (cc->hasher_valid)
-		return &cc->hasher;
 	typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	if (!OidIsValid(typid))
 		ereport(ERROR,

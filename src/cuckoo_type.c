@@ -69,41 +69,12 @@ cuckoo_open(cf_filter *cf, CuckooFilter *v)
 }
 
 /*
- * Opens a filter argument for probing with values hashed by vh, checking the
- * kind, with the work cached per call site: the view holds only values derived
- * from the 48-byte header, so a filter whose header equals the last one's
- * reuses it (only the buffer pointers change).  Probing row after row with one
- * filter then costs a 48-byte comparison instead of the header checks.
- */
-void
-cuckoo_open_probe(FunctionCallInfo fcinfo, CuckooFilter *v, ValueHasher *vh,
-				  cf_filter *cf)
-{
-	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
-	size_t		len = CUCKOO_BYTES_LEN(v);
-
-	if (!(cc->view_valid && cc->view_len == len && len >= CF_HEADER_SIZE &&
-		  memcmp(cc->view_header, v->bytes, CF_HEADER_SIZE) == 0))
-	{
-		cc->view_valid = false;
-		cuckoo_open(&cc->view, v);
-		cc->view_kind_ok = cuckoo_kind_matches(&cc->view, vh);
-		memcpy(cc->view_header, v->bytes, CF_HEADER_SIZE);
-		cc->view_len = len;
-		cc->view_valid = true;
-	}
-	*cf = cc->view;
-	cf->buf = v->bytes;
-	cf->data = v->bytes + CF_HEADER_SIZE;
-	if (!cc->view_kind_ok)
-		cuckoo_check_kind(cf, vh);
-}
-
-/*
  * Argument argno as a read-only filter.  An out-of-line (TOASTed) value is
  * detoasted once per call site and kept in fn_extra, keyed by its TOAST
  * pointer, so probing row after row with the same stored filter costs no
- * detoasting and no copy.
+ * detoasting and no copy; a compressed in-line value likewise, keyed by its
+ * compressed bytes.  Whenever a kept value is replaced, the view made for it
+ * is forgotten (the new value may be allocated at the same address).
  */
 CuckooFilter *
 cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
@@ -127,6 +98,7 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 		if (cc->inline_raw != NULL && VARSIZE_ANY(cc->inline_raw) == rawsize &&
 			memcmp(cc->inline_raw, raw, rawsize) == 0)
 			return cc->inline_value;
+		cc->view_value = NULL;
 		if (cc->inline_raw != NULL)
 		{
 			pfree(cc->inline_raw);
@@ -150,6 +122,7 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
 		return cc->toast_value;
 
+	cc->view_value = NULL;
 	if (cc->toast_valid)
 	{
 		cc->toast_valid = false;
@@ -161,6 +134,57 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 	cc->toast_ptr = ptr;
 	cc->toast_valid = true;
 	return cc->toast_value;
+}
+
+/*
+ * Filter argument argno opened for probing with values hashed by vh (the
+ * kind checked), as a view kept per call site.  Probing row after row with
+ * one filter then costs, per row: for a stored (TOASTed) filter, comparing
+ * its 16-byte TOAST pointer with the last one; for a compressed in-line one,
+ * comparing its compressed bytes; for any other value, comparing its 48-byte
+ * header with the last view's (the view holds only values derived from the
+ * header, so only the buffer pointers change).  The view must not be
+ * modified or kept beyond the call.
+ */
+const cf_filter *
+cuckoo_probe_arg(FunctionCallInfo fcinfo, int argno, ValueHasher *vh)
+{
+	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
+	struct varlena *raw = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	CuckooFilter *v;
+	size_t		len;
+
+	if (cc->view_value != NULL && cc->view_value == cc->toast_value &&
+		VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		/* the same stored filter as the last call? */
+		struct varatt_external ptr;
+
+		VARATT_EXTERNAL_GET_POINTER(ptr, raw);
+		if (ptr.va_valueid == cc->toast_ptr.va_valueid &&
+			ptr.va_toastrelid == cc->toast_ptr.va_toastrelid)
+			return &cc->view;
+	}
+	v = cuckoo_getarg_cached(fcinfo, argno);
+	if (v == cc->view_value && (v == cc->toast_value || v == cc->inline_value))
+		return &cc->view;		/* kept by us, unchanged: the view stands */
+
+	len = CUCKOO_BYTES_LEN(v);
+	if (!(cc->view_value != NULL && cc->view_len == len && len >= CF_HEADER_SIZE &&
+		  memcmp(cc->view_header, v->bytes, CF_HEADER_SIZE) == 0))
+	{
+		cc->view_value = NULL;
+		cuckoo_open(&cc->view, v);
+		cc->view_kind_ok = cuckoo_kind_matches(&cc->view, vh);
+		memcpy(cc->view_header, v->bytes, CF_HEADER_SIZE);
+		cc->view_len = len;
+	}
+	cc->view.buf = v->bytes;
+	cc->view.data = v->bytes + CF_HEADER_SIZE;
+	if (!cc->view_kind_ok)
+		cuckoo_check_kind(&cc->view, vh);	/* raises the error */
+	cc->view_value = v;
+	return &cc->view;
 }
 
 /* Turns a failed core status into the user-facing error. */

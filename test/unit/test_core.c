@@ -902,6 +902,73 @@ done:
  * 3. The victim slot
  * ======================================================================== */
 
+/*
+ * cf_contains_many answers exactly as cf_contains, for every batch length
+ * around the pipeline depth, on word-probed and general shapes, with the
+ * victim slot in use (filled until the first stash) and without.
+ */
+static void
+test_contains_many(uint32_t m, uint32_t b, uint32_t f, bool ss, bool stash)
+{
+	char		name[96];
+	filt		F = {0};
+	uint64_t   *q = NULL;
+	bool	   *out = NULL;
+	uint64_t	s = 0xBA7C4 + m + b * 7 + f * 131 + ss + stash * 3;
+	const size_t nq = 4000;
+	const size_t lens[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 1000, 4000};
+	size_t		hits = 0,
+				members = 0;
+
+	snprintf(name, sizeof name, "contains_many b=%u f=%u m=%u%s%s", b, f, m,
+			 ss ? " semisort" : "", stash ? " victim in use" : "");
+	t_begin();
+	REQUIRE(fnew(&F, m, b, f, ss, 50, CF_KIND_INTEGER, 0, (uint64_t) m * b));
+	q = malloc(nq * sizeof *q);
+	out = malloc(nq * sizeof *out);
+	CHECK(q && out, "out of memory");
+	/* queries: every other one a member */
+	for (size_t i = 0; i < nq; i++)
+		q[i] = sm64(&s);
+	for (size_t i = 0; i < nq; i += 2)
+	{
+		cf_status	st;
+
+		if (!stash && cf_items(&F.cf) >= (uint64_t) (0.85 * m * b))
+			break;
+		st = cf_insert(&F.cf, q[i]);
+		if (st == CF_FULL)
+			break;
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "insert returned %s", stname(st));
+		members++;
+		if (st == CF_OK_STASHED)
+			break;
+	}
+	CHECK(!stash || cf_victim_used(&F.cf), "the victim slot was never used");
+	for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+	{
+		size_t		len = lens[l];
+
+		memset(out, 0xAA, nq * sizeof *out);
+		cf_contains_many(&F.cf, q, len, out);
+		for (size_t i = 0; i < len; i++)
+			CHECK(out[i] == cf_contains(&F.cf, q[i]),
+				  "batch of %zu: answer %zu is %d, cf_contains says %d", len, i,
+				  (int) out[i], (int) cf_contains(&F.cf, q[i]));
+		for (size_t i = len; i < nq && i < len + 8; i++)
+			CHECK(*(unsigned char *) &out[i] == 0xAA, "batch of %zu wrote past its end", len);
+	}
+	for (size_t i = 0; i < nq; i++)
+		hits += out[i];
+	CHECK(hits >= members, "%zu hits for %zu members", hits, members);
+	t_set_note("%zu members, %zu hits of %zu", members, hits, nq);
+done:
+	free(q);
+	free(out);
+	ffree(&F);
+	t_end(name);
+}
+
 static void
 test_victim(uint32_t m, uint32_t b, uint32_t f, bool ss, uint32_t kicks, uint64_t seed)
 {
@@ -3374,6 +3441,17 @@ main(void)
 	test_sweep();
 	test_table3(false);
 	test_table3(true);
+
+	test_contains_many(1024, 4, 12, false, false);
+	test_contains_many(1000, 4, 12, false, false);
+	test_contains_many(64, 4, 12, false, true);
+	test_contains_many(200, 2, 9, false, true);
+	test_contains_many(300, 8, 7, false, false);
+	test_contains_many(64, 8, 16, false, true);
+	test_contains_many(512, 4, 13, true, false);
+	test_contains_many(64, 4, 13, true, true);
+	test_contains_many(256, 2, 32, false, true);
+	test_contains_many(256, 4, 20, false, false);
 
 	test_victim(8, 4, 16, false, 0, 0x71C0);
 	test_victim(16, 2, 12, false, 0, 0x71C1);
