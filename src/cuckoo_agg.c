@@ -36,145 +36,329 @@
 #define SER_MAGIC		0x43484153u	/* serialised state: "SAHC" */
 
 /*
- * State of cuckoo_agg(value [, fpr]): the set of distinct 64-bit hashes, in an
- * ordered linear-probing table.  A hash's home slot is its top lg bits, which
- * grow with the hash, and each run of occupied slots is kept sorted, so the
- * table read from start to end lists the hashes in ascending order: no sort is
- * ever needed, and the final build, combine and serialisation all see one
- * canonical order.  Runs never wrap around; OVERFLOW slots past the end absorb
- * the last run.  Slot value 0 means empty; the hash 0 is kept in has_zero.
+ * State of cuckoo_agg(value [, fpr]): the set of distinct 64-bit hashes seen,
+ * kept as a sorted array without duplicates plus an append-only buffer of the
+ * latest hashes.  A transition appends (sequential memory, no probing); when
+ * the buffer is full it is sorted (radix sort), its duplicates dropped, and it
+ * is merged into the sorted array in place, from the back.  The buffer holds
+ * an eighth of the sorted array (at least BUF_MIN hashes), so each hash is
+ * moved a bounded number of times and memory stays near 8 bytes per distinct
+ * value (docs/DESIGN.md).  The final build, combine and serialisation all see
+ * the hashes in ascending order, so serial and parallel plans build
+ * byte-identical filters.  No function but the transition and combine ever
+ * changes a state: serialisation and the final function merge a sorted copy
+ * of the buffer on the fly.
  */
-#define HS_OVERFLOW		64
-#define HS_MAX_LOAD		0.75
+#define BUF_MIN			65536
+#define MERGE_CHUNK		4096
 
 typedef struct HashSetState
 {
-	uint64	   *slots;			/* (1 << lg) + HS_OVERFLOW slots */
-	int			lg;
-	int64		n;				/* distinct hashes stored, has_zero included */
-	bool		has_zero;
+	uint64	   *sorted;			/* distinct hashes, ascending */
+	int64		nsorted;
+	int64		sorted_cap;
+	uint64	   *buf;			/* unsorted, may repeat */
+	int64		nbuf;
+	int64		buf_cap;
 	double		fpr;
 	uint16		kind;
 	uint32		type_tag;
 	MemoryContext cxt;
 } HashSetState;
 
-static inline int64
-hs_nslots(const HashSetState *s)
+static void *
+hs_alloc(MemoryContext cxt, int64 n)
 {
-	return ((int64) 1 << s->lg) + HS_OVERFLOW;
-}
+	Size		bytes = (Size) Max(n, 1) * sizeof(uint64);
 
-static inline int64
-hs_home(const HashSetState *s, uint64 h)
-{
-	return s->lg == 0 ? 0 : (int64) (h >> (64 - s->lg));
-}
-
-static uint64 *
-hs_alloc_slots(MemoryContext cxt, int lg)
-{
-	Size		bytes = (((Size) 1 << lg) + HS_OVERFLOW) * sizeof(uint64);
-
-	if (bytes > MaxAllocHugeSize / 2)
+	if ((uint64) n > MaxAllocHugeSize / sizeof(uint64) / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many distinct values for one cuckoo filter")));
-	return (uint64 *) MemoryContextAllocExtended(cxt, bytes, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	return MemoryContextAllocExtended(cxt, bytes, MCXT_ALLOC_HUGE);
 }
-
-/* Rebuilds the table with at least 2^lg home slots; a sequential pass. */
-static void
-hs_resize(HashSetState *s, int lg)
-{
-	for (;; lg++)
-	{
-		uint64	   *old = s->slots;
-		int64		oldn = hs_nslots(s);
-		int			oldlg = s->lg;
-		int64		last = -1;
-		bool		ok = true;
-
-		s->lg = lg;
-		s->slots = hs_alloc_slots(s->cxt, lg);
-		for (int64 i = 0; i < oldn && ok; i++)
-		{
-			int64		pos;
-
-			if (old[i] == 0)
-				continue;
-			pos = Max(hs_home(s, old[i]), last + 1);
-			if (pos >= hs_nslots(s))
-				ok = false;		/* the last run does not fit: grow more */
-			else
-				s->slots[last = pos] = old[i];
-		}
-		if (ok)
-		{
-			pfree(old);
-			return;
-		}
-		pfree(s->slots);
-		s->slots = old;
-		s->lg = oldlg;
-	}
-}
-
-static void
-hs_add(HashSetState *s, uint64 h)
-{
-	int64		nslots,
-				pos,
-				e;
-
-	if (h == 0)
-	{
-		if (!s->has_zero)
-			s->has_zero = true, s->n++;
-		return;
-	}
-	for (;;)
-	{
-		nslots = hs_nslots(s);
-		pos = hs_home(s, h);
-		while (pos < nslots && s->slots[pos] != 0 && s->slots[pos] < h)
-			pos++;
-		if (pos < nslots && s->slots[pos] == h)
-			return;				/* seen before */
-		for (e = pos; e < nslots && s->slots[e] != 0; e++)
-			;
-		if (e < nslots && (double) (s->n + 1) <= HS_MAX_LOAD * (double) ((int64) 1 << s->lg))
-			break;
-		hs_resize(s, s->lg + 1);
-	}
-	memmove(&s->slots[pos + 1], &s->slots[pos], (Size) (e - pos) * sizeof(uint64));
-	s->slots[pos] = h;
-	s->n++;
-}
-
-/* Calls fn for every hash in ascending order. */
-#define HS_FOREACH(s, h, body) \
-	do { \
-		if ((s)->has_zero) { uint64 h = 0; body; } \
-		for (int64 i_ = 0; i_ < hs_nslots(s); i_++) \
-			if ((s)->slots[i_] != 0) { uint64 h = (s)->slots[i_]; body; } \
-	} while (0)
 
 static HashSetState *
-hs_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag, int64 expect)
+hs_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag)
 {
 	HashSetState *s = MemoryContextAllocZero(cxt, sizeof(HashSetState));
-	int			lg = 6;
 
-	while (lg < 40 && (double) expect > HS_MAX_LOAD * (double) ((int64) 1 << lg))
-		lg++;
 	s->cxt = cxt;
-	s->lg = lg;
-	s->slots = hs_alloc_slots(cxt, lg);
 	s->fpr = fpr;
 	s->kind = kind;
 	s->type_tag = tag;
+	s->buf_cap = 1024;			/* grows to BUF_MIN and beyond as needed */
+	s->buf = hs_alloc(cxt, s->buf_cap);
 	return s;
+}
+
+static int
+cmp_u64(const void *x, const void *y)
+{
+	uint64		a = *(const uint64 *) x,
+				b = *(const uint64 *) y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Sorts a[0 .. n-1] ascending using tmp (n entries) as scratch.  Hashes are
+ * uniform, so three stable counting passes over the top 33 bits leave only
+ * rare runs with equal top bits out of order; one insertion pass, linear on
+ * such input, finishes the sort exactly.
+ */
+static void
+sort_hashes(uint64 *a, uint64 *tmp, int64 n)
+{
+	static int64 count[2048];
+	uint64	   *src = a,
+			   *dst = tmp;
+	int64		moves = 0;
+
+	if (n < 2)
+		return;
+	for (int pass = 0; pass < 3; pass++)
+	{
+		int			shift = 31 + 11 * pass;
+		int64		sum = 0;
+
+		memset(count, 0, sizeof(count));
+		for (int64 i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (int d = 0; d < 2048; d++)
+		{
+			int64		c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (int64 i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		{
+			uint64	   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+		if ((pass & 0xF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	/* three passes: the result is in tmp; copy back while finishing */
+	a[0] = src[0];
+	for (int64 i = 1; i < n; i++)
+	{
+		uint64		v = src[i];
+		int64		j = i;
+
+		while (j > 0 && a[j - 1] > v)
+		{
+			a[j] = a[j - 1];
+			j--;
+			/* values chosen to collide in their top bits: stop being linear */
+			if (unlikely(++moves > 8 * n))
+			{
+				memcpy(a + i + 1, src + i + 1, (Size) (n - i - 1) * sizeof(uint64));
+				a[j] = v;
+				qsort(a, (size_t) n, sizeof(uint64), cmp_u64);
+				return;
+			}
+		}
+		a[j] = v;
+	}
+}
+
+/* Drops repeats from the sorted a[0 .. n-1]; returns the new length. */
+static int64
+dedupe_sorted(uint64 *a, int64 n)
+{
+	int64		w = 0;
+
+	for (int64 i = 0; i < n; i++)
+		if (w == 0 || a[w - 1] != a[i])
+			a[w++] = a[i];
+	return w;
+}
+
+/* Merges the sorted, distinct b[0 .. nb-1] into s->sorted, in place. */
+static void
+hs_merge_sorted(HashSetState *s, const uint64 *b, int64 nb)
+{
+	int64		need = s->nsorted + nb,
+				i = s->nsorted - 1,
+				j = nb - 1,
+				w = need - 1;
+
+	if (nb == 0)
+		return;
+	if (need > s->sorted_cap)
+	{
+		int64		cap = Max(need, s->sorted_cap + s->sorted_cap / 4);
+
+		if (s->sorted == NULL)
+			s->sorted = hs_alloc(s->cxt, cap);
+		else
+		{
+			if ((uint64) cap > MaxAllocHugeSize / sizeof(uint64) / 2)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("too many distinct values for one cuckoo filter")));
+			s->sorted = repalloc_huge(s->sorted, (Size) cap * sizeof(uint64));
+		}
+		s->sorted_cap = cap;
+	}
+	/* from the back: larger first; equal values are written once */
+	while (j >= 0)
+	{
+		if (i >= 0 && s->sorted[i] > b[j])
+			s->sorted[w--] = s->sorted[i--];
+		else
+		{
+			if (i >= 0 && s->sorted[i] == b[j])
+				i--;
+			s->sorted[w--] = b[j--];
+		}
+		if ((w & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	/*
+	 * What is left of the old array, [0, i], is in place; the merged tail is
+	 * [w + 1, need).  Each repeat left one slot between them: close the gap.
+	 * (While merging, w - i = j + 1 + repeats so far > 0: no unread element
+	 * is ever overwritten.)
+	 */
+	if (w > i)
+		memmove(&s->sorted[i + 1], &s->sorted[w + 1], (Size) (need - 1 - w) * sizeof(uint64));
+	s->nsorted = need - (w - i);
+}
+
+/* Moves the buffer into the sorted array. */
+static void
+hs_flush(HashSetState *s)
+{
+	uint64	   *tmp;
+	int64		n;
+
+	if (s->nbuf == 0)
+		return;
+	tmp = hs_alloc(CurrentMemoryContext, s->nbuf);
+	sort_hashes(s->buf, tmp, s->nbuf);
+	pfree(tmp);
+	n = dedupe_sorted(s->buf, s->nbuf);
+	hs_merge_sorted(s, s->buf, n);
+	s->nbuf = 0;
+	/* the buffer holds an eighth of the sorted array, at least BUF_MIN */
+	if (s->buf_cap < Max(BUF_MIN, s->nsorted / 8))
+	{
+		pfree(s->buf);
+		s->buf_cap = Max(BUF_MIN, s->nsorted / 8);
+		s->buf = hs_alloc(s->cxt, s->buf_cap);
+	}
+}
+
+static inline void
+hs_add(HashSetState *s, uint64 h)
+{
+	if (unlikely(s->nbuf == s->buf_cap))
+	{
+		if (s->buf_cap < BUF_MIN && s->nsorted == 0)
+		{
+			/* small inputs: grow the first buffer before sorting anything */
+			s->buf_cap *= 4;
+			s->buf = repalloc(s->buf, (Size) s->buf_cap * sizeof(uint64));
+		}
+		else
+			hs_flush(s);
+	}
+	s->buf[s->nbuf++] = h;
+}
+
+/*
+ * Reads a state's hashes in ascending order without changing it: the sorted
+ * array merged on the fly with a sorted, deduplicated copy of the buffer.
+ */
+typedef struct HashReader
+{
+	const uint64 *a;
+	int64		na,
+				ia;
+	uint64	   *b;				/* the copy, owned by the reader */
+	int64		nb,
+				ib;
+} HashReader;
+
+static void
+hr_open(HashReader *r, const HashSetState *s)
+{
+	r->a = s->sorted;
+	r->na = s->nsorted;
+	r->ia = 0;
+	r->nb = s->nbuf;
+	r->ib = 0;
+	r->b = NULL;
+	if (s->nbuf > 0)
+	{
+		uint64	   *tmp = hs_alloc(CurrentMemoryContext, s->nbuf);
+
+		r->b = hs_alloc(CurrentMemoryContext, s->nbuf);
+		memcpy(r->b, s->buf, (Size) s->nbuf * sizeof(uint64));
+		sort_hashes(r->b, tmp, s->nbuf);
+		pfree(tmp);
+		r->nb = dedupe_sorted(r->b, s->nbuf);
+	}
+}
+
+/* Up to max next hashes into out; returns how many (0 at the end). */
+static int64
+hr_read(HashReader *r, uint64 *out, int64 max)
+{
+	int64		n = 0;
+
+	while (n < max && (r->ia < r->na || r->ib < r->nb))
+	{
+		if (r->ib >= r->nb || (r->ia < r->na && r->a[r->ia] < r->b[r->ib]))
+			out[n++] = r->a[r->ia++];
+		else
+		{
+			if (r->ia < r->na && r->a[r->ia] == r->b[r->ib])
+				r->ia++;
+			out[n++] = r->b[r->ib++];
+		}
+	}
+	return n;
+}
+
+static void
+hr_rewind(HashReader *r)
+{
+	r->ia = 0;
+	r->ib = 0;
+}
+
+static void
+hr_close(HashReader *r)
+{
+	if (r->b)
+		pfree(r->b);
+	r->b = NULL;
+}
+
+/* Number of distinct hashes in a state (one pass, no change). */
+static int64
+hs_count(const HashSetState *s)
+{
+	HashReader	r;
+	uint64		chunk[MERGE_CHUNK];
+	int64		n = 0,
+				got;
+
+	hr_open(&r, s);
+	while ((got = hr_read(&r, chunk, MERGE_CHUNK)) > 0)
+	{
+		n += got;
+		CHECK_FOR_INTERRUPTS();
+	}
+	hr_close(&r);
+	return n;
 }
 
 static void
@@ -237,7 +421,7 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 		}
 		check_fpr(fpr);
 		(void) agg_fp_bits(fpr);
-		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag, 0);
+		s = hs_new(aggcxt, fpr, vh->kind, vh->type_tag);
 	}
 	hs_add(s, cuckoo_hash_datum(vh, PG_GETARG_DATUM(1)));
 	PG_RETURN_POINTER(s);
@@ -265,10 +449,22 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(s1);
 	}
 	if (s1 == NULL)
-		s1 = hs_new(aggcxt, s2->fpr, s2->kind, s2->type_tag, s2->n);
+		s1 = hs_new(aggcxt, s2->fpr, s2->kind, s2->type_tag);
 	else if (s1->kind != s2->kind || s1->type_tag != s2->type_tag)
 		elog(ERROR, "cuckoo_agg states of different value types");
-	HS_FOREACH(s2, h, hs_add(s1, h));
+	/* sorted runs merge; s2 is only read */
+	hs_flush(s1);
+	hs_merge_sorted(s1, s2->sorted, s2->nsorted);
+	if (s2->nbuf > 0)
+	{
+		HashReader	r;
+		uint64	   *b;
+
+		hr_open(&r, s2);
+		b = r.b;
+		hs_merge_sorted(s1, b, r.nb);
+		hr_close(&r);
+	}
 	PG_RETURN_POINTER(s1);
 }
 
@@ -294,6 +490,7 @@ cuckoo_agg_serialize(PG_FUNCTION_ARGS)
 	HashSetState *s;
 	SerialHeader hdr = {0};
 	Size		len;
+	int64		n;
 	bytea	   *out;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
@@ -301,12 +498,13 @@ cuckoo_agg_serialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cuckoo_agg_serialize called in non-aggregate context")));
 	s = (HashSetState *) PG_GETARG_POINTER(0);
-	len = VARHDRSZ + sizeof(SerialHeader) + (Size) s->n * sizeof(uint64);
+	n = hs_count(s);
+	len = VARHDRSZ + sizeof(SerialHeader) + (Size) n * sizeof(uint64);
 	if (len > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("cuckoo_agg state of " INT64_FORMAT " distinct values is too large to pass between parallel workers",
-						s->n)));
+						n)));
 	out = palloc(len);
 	SET_VARSIZE(out, len);
 	hdr.magic = SER_MAGIC;
@@ -316,8 +514,13 @@ cuckoo_agg_serialize(PG_FUNCTION_ARGS)
 	memcpy(VARDATA(out), &hdr, sizeof(hdr));
 	{
 		char	   *p = VARDATA(out) + sizeof(hdr);
+		HashReader	r;
+		int64		got;
 
-		HS_FOREACH(s, h, (memcpy(p, &h, sizeof(uint64)), p += sizeof(uint64)));
+		hr_open(&r, s);
+		while ((got = hr_read(&r, (uint64 *) p, MERGE_CHUNK)) > 0)
+			p += got * sizeof(uint64);
+		hr_close(&r);
 	}
 	PG_RETURN_BYTEA_P(out);
 }
@@ -348,15 +551,21 @@ cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid cuckoo_agg state header")));
 	n = (int64) ((len - sizeof(hdr)) / sizeof(uint64));
-	/* only combine reads it, copying what it keeps into the aggregate context */
-	s = hs_new(CurrentMemoryContext, hdr.fpr, hdr.kind, hdr.type_tag, n);
-	for (int64 i = 0; i < n; i++)
-	{
-		uint64		h;
-
-		memcpy(&h, VARDATA_ANY(in) + sizeof(hdr) + i * sizeof(uint64), sizeof(uint64));
-		hs_add(s, h);
-	}
+	/*
+	 * Only combine reads it, copying what it keeps into the aggregate
+	 * context.  The hashes must be strictly ascending, as serialisation
+	 * writes them; anything else is refused rather than merged wrongly.
+	 */
+	s = hs_new(CurrentMemoryContext, hdr.fpr, hdr.kind, hdr.type_tag);
+	s->sorted = hs_alloc(CurrentMemoryContext, n);
+	s->sorted_cap = Max(n, 1);
+	memcpy(s->sorted, VARDATA_ANY(in) + sizeof(hdr), (Size) n * sizeof(uint64));
+	for (int64 i = 1; i < n; i++)
+		if (s->sorted[i - 1] >= s->sorted[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+					 errmsg("invalid cuckoo_agg state: hashes out of order at position " INT64_FORMAT, i)));
+	s->nsorted = n;
 	PG_RETURN_POINTER(s);
 }
 
@@ -461,6 +670,9 @@ cuckoo_agg_final(PG_FUNCTION_ARGS)
 	cf_params	p = {0};
 	uint64		n;
 	uint64		m;
+	HashReader	r;
+	uint64	   *chunk;
+	int64		got;
 
 	p.bucket_size = AGG_BUCKET;
 	p.max_kicks = CF_DEFAULT_KICKS;
@@ -482,7 +694,11 @@ cuckoo_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_CUCKOO_P(empty_filter(fcinfo, &p));
 	}
 
-	n = (uint64) s->n;
+	chunk = palloc(MERGE_CHUNK * sizeof(uint64));
+	hr_open(&r, s);
+	n = 0;
+	while ((got = hr_read(&r, chunk, MERGE_CHUNK)) > 0)
+		n += (uint64) got;
 	p.fp_bits = agg_fp_bits(s->fpr);
 	p.kind = s->kind;
 	p.type_tag = s->type_tag;
@@ -503,17 +719,20 @@ cuckoo_agg_final(PG_FUNCTION_ARGS)
 		p.num_buckets = (uint32) m;
 		v = cuckoo_new(&p);
 		cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
-		if (s->has_zero && cf_insert(&cf, 0) != CF_OK)
-			ok = false;
-		for (int64 i = 0; ok && i < hs_nslots(s); i++)
+		/* ascending hash order, whatever the plan: byte-identical results */
+		hr_rewind(&r);
+		while (ok && (got = hr_read(&r, chunk, MERGE_CHUNK)) > 0)
 		{
-			if ((i & 0xFFFF) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (s->slots[i] != 0 && cf_insert(&cf, s->slots[i]) != CF_OK)
+			cf_status	st;
+
+			if (cf_insert_many(&cf, chunk, (size_t) got, &st) != (size_t) got)
 				ok = false;
 		}
 		if (ok)
+		{
+			hr_close(&r);
 			PG_RETURN_CUCKOO_P(v);
+		}
 		pfree(v);
 		m = cf_round_buckets(m + Max(1, m / 200));
 	}

@@ -1054,6 +1054,18 @@ cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
 	return alt_bucket(cf, i, fp);
 }
 
+/* Asks the CPU to start loading bucket i's cache line. */
+static CF_ALWAYS_INLINE void
+prefetch_bucket(const cf_filter *cf, uint32_t i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(cf->data + (((uint64_t) i * cf->bucket_bits) >> 3), 0, 1);
+#else
+	(void) cf;
+	(void) i;
+#endif
+}
+
 /* True when both buckets of the pair hold nothing but fp. */
 static bool
 pair_only_fp(const cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
@@ -1136,6 +1148,43 @@ cf_insert(cf_filter *cf, uint64_t h)
 
 	locate(cf, h, &fp, &i1);
 	return insert_fp(cf, i1, fp, h ^ cf_items(cf), true);
+}
+
+/*
+ * Inserts h[0 .. n-1] in order, as cf_insert would, while the buckets of the
+ * insert CF_BATCH_AHEAD places later are being fetched from memory (a build
+ * from a list of hashes otherwise waits for a cache miss at nearly every
+ * insert).  Stops at the first status other than CF_OK; returns how many
+ * were stored with CF_OK and sets *st to that status (CF_OK if all were).
+ */
+#define CF_BATCH_AHEAD	8
+
+size_t
+cf_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st)
+{
+	for (size_t j = 0; j < n; j++)
+	{
+		cf_status	s;
+
+		if (j + CF_BATCH_AHEAD < n)
+		{
+			uint32_t	fp,
+						i1;
+
+			locate(cf, h[j + CF_BATCH_AHEAD], &fp, &i1);
+			prefetch_bucket(cf, i1);
+			prefetch_bucket(cf, alt_bucket(cf, i1, fp));
+		}
+		CF_CHECK_INTERRUPTS(j + 1);
+		s = cf_insert(cf, h[j]);
+		if (s != CF_OK)
+		{
+			*st = s;
+			return j;
+		}
+	}
+	*st = CF_OK;
+	return n;
 }
 
 cf_status
@@ -1222,18 +1271,6 @@ word_probe_prefetch(const word_probe *w, uint32_t i)
 #endif
 }
 
-/* Asks the CPU to start loading bucket i's cache line. */
-static CF_ALWAYS_INLINE void
-prefetch_bucket(const cf_filter *cf, uint32_t i)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(cf->data + (((uint64_t) i * cf->bucket_bits) >> 3), 0, 1);
-#else
-	(void) cf;
-	(void) i;
-#endif
-}
-
 static CF_ALWAYS_INLINE bool
 contains_at(const cf_filter *cf, uint32_t fp, uint32_t i1, uint32_t i2)
 {
@@ -1279,8 +1316,6 @@ cf_contains(const cf_filter *cf, uint64_t h)
  * are requested while lookup j is answered, so up to 2 * CF_BATCH_AHEAD
  * cache misses are in flight instead of one or two.
  */
-#define CF_BATCH_AHEAD	8
-
 void
 cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 {

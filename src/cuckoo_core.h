@@ -160,6 +160,9 @@ extern void cf_get_params(const cf_filter *cf, cf_params *p);
  */
 extern cf_status cf_insert(cf_filter *cf, uint64_t h);
 extern cf_status cf_insert_if_absent(cf_filter *cf, uint64_t h);
+/* Inserts in order until a status other than CF_OK; returns how many were
+ * stored with CF_OK and sets *st (memory accesses overlapped). */
+extern size_t cf_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st);
 extern bool cf_contains(const cf_filter *cf, uint64_t h);
 /* n lookups at once, with memory accesses overlapped: out[j] = contains(h[j]) */
 extern void cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out);
