@@ -17,6 +17,8 @@ MEM_RUNS=${BENCH_MEM_RUNS:-3}
 NB=$((ROWS / 10))                       # keys in the build set
 if ((NB <= 1000000)); then NA=$NB; else NA=100000; fi   # keys in the k = ANY(array) variant
 if ((ROWS < 10000000)); then BIG=7500000; else BIG=75000000; fi
+if ((ROWS < 10000000)); then HUGE=10000000; else HUGE=100000000; fi
+HUGE=${BENCH_HUGE:-$HUGE}               # items in the large probed filter (0: skip)
 BIG=${BENCH_BIG:-$BIG}                  # values in the text I/O filter
 STORE_ROWS=$((ROWS < 1000000 ? ROWS : 1000000))  # probe rows of the storage section
 
@@ -140,7 +142,7 @@ check_so() {
 }
 
 # ---------------------------------------------------------------- setup
-log "setup: ROWS=$ROWS, build keys=$NB, array keys=$NA, big filter values=$BIG, runs=$RUNS"
+log "setup: ROWS=$ROWS, build keys=$NB, array keys=$NA, big filter values=$BIG, huge filter items=$HUGE, runs=$RUNS"
 sql "CREATE EXTENSION cuckoo; CREATE EXTENSION hll;"
 log "creating probe ($ROWS rows, random order) and build ($NB keys)"
 "${PSQL[@]}" <<EOF
@@ -272,6 +274,20 @@ measure; probe_row "join shape alone: the same join with \`length(filters.name) 
 SETUP=$SERIAL BASE=$Q_BASE
 TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM fz_ext_pglz), k);"
 measure; probe_row "TOASTed + compressed (pglz) filter: \`fz_ext_pglz\`, InitPlan (a different, sparse filter; see Stored filters)"
+
+if ((HUGE > NB)); then
+  # The build keys plus HUGE - NB keys outside the probe range: the same
+  # matches as filter b, from a filter too large for any CPU cache.
+  log "building the $HUGE-item filter"
+  sql "CREATE TABLE huge (f cuckoofilter); ALTER TABLE huge ALTER COLUMN f SET STORAGE EXTERNAL;
+       INSERT INTO huge SELECT cuckoo_agg(k) FROM (SELECT k FROM build UNION ALL
+         SELECT g FROM generate_series($ROWS + 1, $ROWS + $HUGE - $NB) g) s;" >/dev/null
+  huge_mb=$(sql "SELECT round((cuckoo_info(f)).bytes / 1e6) FROM huge")
+  SETUP=$SERIAL BASE=$Q_BASE
+  TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM huge), k);"
+  measure; probe_row "InitPlan, **$HUGE-item filter** ($huge_mb MB, TOASTed, uncompressed): the same matches as filter b"
+  sql "DROP TABLE huge" >/dev/null
+fi
 
 SETUP=$SERIAL BASE=$Q_BASE
 TEST="SELECT count(*) FROM probe WHERE k IN (SELECT k FROM build);"

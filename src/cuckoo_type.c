@@ -10,6 +10,7 @@
 #include "cuckoo.h"
 
 #include <math.h>
+#include <sys/mman.h>
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
@@ -17,6 +18,7 @@
 #include "libpq/pqformat.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #if PG_VERSION_NUM >= 160000
 #include "nodes/miscnodes.h"
 #endif
@@ -38,13 +40,51 @@ _PG_init(void)
 	cf_interrupt_hook = cuckoo_check_interrupts;
 }
 
+/*
+ * Large filters are read at random: one or two cache lines per lookup, each
+ * in a different 4 kB page, so with ordinary pages nearly every lookup of a
+ * filter of many megabytes also misses the TLB (on a virtual machine a TLB
+ * miss walks two levels of page tables).  Asking the kernel for transparent
+ * huge pages over such a buffer, before it is first written, halved the time
+ * of random lookups in a 13 MB filter here (66-113 ns to 32-56 ns; see
+ * docs/BENCHMARKS.md).  Only advice: where the kernel has no huge pages to
+ * give, or is not Linux, nothing changes.
+ */
+#define HUGE_ADVICE_MIN		((Size) 4 << 20)
+#define HUGE_PAGE			((uintptr_t) 2 << 20)
+
+static void
+advise_huge_pages(void *p, Size len)
+{
+#if defined(MADV_HUGEPAGE)
+	uintptr_t	start = ((uintptr_t) p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t	end = ((uintptr_t) p + len) & ~(HUGE_PAGE - 1);
+
+	if (len >= HUGE_ADVICE_MIN && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#else
+	(void) p;
+	(void) len;
+#endif
+}
+
+/* palloc for a filter of size bytes, huge pages advised when it is large. */
+static void *
+filter_alloc(MemoryContext cxt, Size size)
+{
+	void	   *p = MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE);
+
+	advise_huge_pages(p, size);
+	return p;
+}
+
 /* Allocates and initialises an empty filter with the given parameters. */
 CuckooFilter *
 cuckoo_new(const cf_params *p)
 {
 	size_t		len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size,
 									 p->fp_bits, p->semisort);
-	CuckooFilter *v = palloc(VARHDRSZ + len);
+	CuckooFilter *v = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
 
 	SET_VARSIZE(v, VARHDRSZ + len);
 	cf_init(v->bytes, p);
@@ -76,6 +116,28 @@ cuckoo_open(cf_filter *cf, CuckooFilter *v)
  * compressed bytes.  Whenever a kept value is replaced, the view made for it
  * is forgotten (the new value may be allocated at the same address).
  */
+/*
+ * A detoasted copy of filter datum d in the call site's memory context; a
+ * large one is moved into memory advised for huge pages, as it will be probed
+ * at random row after row.
+ */
+static CuckooFilter *
+detoast_to_keep(FunctionCallInfo fcinfo, Datum d)
+{
+	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	CuckooFilter *v = (CuckooFilter *) PG_DETOAST_DATUM(d);	/* a new copy */
+	Size		size = VARSIZE(v);
+	CuckooFilter *kept;
+
+	MemoryContextSwitchTo(old);
+	if (size < HUGE_ADVICE_MIN)
+		return v;
+	kept = filter_alloc(fcinfo->flinfo->fn_mcxt, size);
+	memcpy(kept, v, size);
+	pfree(v);
+	return kept;
+}
+
 CuckooFilter *
 cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 {
@@ -83,7 +145,6 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	CuckooCallCache *cc;
 	struct varatt_external ptr;
-	MemoryContext old;
 
 	if (VARATT_IS_COMPRESSED(raw))
 	{
@@ -105,11 +166,9 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 			pfree(cc->inline_value);
 			cc->inline_raw = NULL;
 		}
-		old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-		cc->inline_value = (CuckooFilter *) PG_DETOAST_DATUM(d);
-		cc->inline_raw = palloc(rawsize);
+		cc->inline_value = detoast_to_keep(fcinfo, d);
+		cc->inline_raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, rawsize);
 		memcpy(cc->inline_raw, raw, rawsize);
-		MemoryContextSwitchTo(old);
 		return cc->inline_value;
 	}
 	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
@@ -128,9 +187,7 @@ cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno)
 		cc->toast_valid = false;
 		pfree(cc->toast_value);
 	}
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	cc->toast_value = (CuckooFilter *) PG_DETOAST_DATUM(d);
-	MemoryContextSwitchTo(old);
+	cc->toast_value = detoast_to_keep(fcinfo, d);
 	cc->toast_ptr = ptr;
 	cc->toast_valid = true;
 	return cc->toast_value;
