@@ -91,6 +91,22 @@ pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/security.sh >"$log/s
 grep -E '^not ok' "$log/security.log" | sed 's/^/    /'
 count security "$log/security.log"
 
+# ALTER EXTENSION cuckoo UPDATE from every available version (the chain, the
+# member objects against a fresh install, the stored data); then the same
+# test against simulated broken 1.1 releases, which it must fail.
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/upgrade.sh >"$log/upgrade.log" 2>&1
+grep -E '^not ok|^# walked' "$log/upgrade.log" | sed 's/^/    /'
+count upgrade "$log/upgrade.log"
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/upgrade_selftest.sh >"$log/upgrade_selftest.log" 2>&1
+grep -E '^not ok' "$log/upgrade_selftest.log" | sed 's/^/    /'
+count upgrade_selftest "$log/upgrade_selftest.log"
+
+# Mutated values through binary COPY (cuckoo_recv), cuckoo_union_agg's
+# combine and cuckoo_agg's deserialise, then pg_dump | psql.
+pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/recv_mutations.sh >"$log/recv.log" 2>&1
+grep -E '^not ok|^# [0-9]+ values' "$log/recv.log" | sed 's/^/    /'
+count recv_mutations "$log/recv.log"
+
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" \

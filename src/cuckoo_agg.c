@@ -451,7 +451,9 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 	if (s1 == NULL)
 		s1 = hs_new(aggcxt, s2->fpr, s2->kind, s2->type_tag);
 	else if (s1->kind != s2->kind || s1->type_tag != s2->type_tag)
-		elog(ERROR, "cuckoo_agg states of different value types");
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cuckoo_agg states of different value types cannot be combined")));
 	/* sorted runs merge; s2 is only read */
 	hs_flush(s1);
 	hs_merge_sorted(s1, s2->sorted, s2->nsorted);
@@ -544,7 +546,9 @@ cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid cuckoo_agg state: wrong length %zu", (size_t) len)));
 	memcpy(&hdr, VARDATA_ANY(in), sizeof(hdr));
-	if (hdr.magic != SER_MAGIC || hdr.kind > CF_KIND_MAX || hdr.pad || hdr.pad2 ||
+	/* a state always has the kind of its values: never CF_KIND_ANY */
+	if (hdr.magic != SER_MAGIC || hdr.kind == CF_KIND_ANY || hdr.kind > CF_KIND_MAX ||
+		hdr.pad || hdr.pad2 ||
 		(hdr.kind == CF_KIND_OTHER) != (hdr.type_tag != 0) ||
 		isnan(hdr.fpr) || hdr.fpr <= 0.0 || hdr.fpr >= 1.0)
 		ereport(ERROR,

@@ -45,6 +45,7 @@ postmaster=$(head -1 "$datadir/postmaster.pid")
 children=$(pgrep -P "$postmaster" | tr '\n' ' ')
 kill -9 "$postmaster"
 wait "$bench"
+echo "# crash phase: $(grep -m1 -E 'number of transactions actually processed' "$TMPDIR/pgbench2.log" | sed 's/.*: //') transactions committed in the $((LOAD_SECONDS / 2)) s before the kill ($(grep -m1 -E '^tps' "$TMPDIR/pgbench2.log" | sed 's/ (.*//')); $(grep -m1 -E 'number of failed transactions' "$TMPDIR/pgbench2.log")"
 echo "# $(grep -cE 'server closed|terminat|connection' "$TMPDIR/pgbench2.log") pgbench lines report the lost server"
 # the orphaned children exit when they notice the postmaster is gone; the
 # shared memory is free only when the last one has

@@ -225,6 +225,19 @@ check_model(const flt *F, const model *md, const char *what)
 	if (md->exact)
 		FZ_CHECK(cf_items(&F->cf) == md->size, "%s: items %llu, model %llu", what,
 				 (unsigned long long) cf_items(&F->cf), (unsigned long long) md->size);
+	/* the batched lookup answers as the single one, for every model hash */
+	if (md->n > 0)
+	{
+		bool	   *out = malloc(md->n * sizeof(bool));
+
+		FZ_CHECK(out != NULL, "oom");
+		cf_contains_many(&F->cf, md->h, md->n, out);
+		for (size_t i = 0; i < md->n; i++)
+			FZ_CHECK(out[i] == cf_contains(&F->cf, md->h[i]),
+					 "%s: cf_contains_many differs from cf_contains for hash %016llx", what,
+					 (unsigned long long) md->h[i]);
+		free(out);
+	}
 	free(last);
 	last = fz_dup(F->p, F->len);
 	last_len = F->len;
@@ -651,6 +664,42 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 				do_serialise(&A);
 				break;
 			case 10:
+				if ((arg & 0x40) != 0 && (arg & 0x80) == 0)
+				{
+					/*
+					 * cf_insert_many must leave the same bytes and stop at
+					 * the same insert as cf_insert one by one.
+					 */
+					uint64_t	batch[64];
+					uint32_t	nb = 1 + arg % 64u;
+					flt			B = A;
+					size_t		done;
+					cf_status	bst;
+
+					for (uint32_t j = 0; j < nb; j++)
+						batch[j] = fresh(&P);
+					if (cf_kind_of(&A.cf) == CF_KIND_ANY)
+						cf_set_kind(&A.cf, P.kind, P.tag);	/* as do_insert does */
+					B.p = fz_dup(A.p, A.len);
+					cf_open(&B.cf, B.p, B.len);
+					done = cf_insert_many(&B.cf, batch, nb, &bst);
+					for (uint32_t j = 0; j < nb; j++)
+					{
+						cf_status	st = do_insert(&P, &A, &ma, batch[j], false);
+
+						if (st != CF_OK)
+						{
+							FZ_CHECK(done == j && bst == st,
+									 "cf_insert_many stopped after %zu with %d, single inserts at %u with %d",
+									 done, (int) bst, j, (int) st);
+							break;
+						}
+					}
+					FZ_CHECK(bst != CF_OK || done == nb, "cf_insert_many: CF_OK but %zu of %u", done, nb);
+					FZ_CHECK(memcmp(A.p, B.p, A.len) == 0, "cf_insert_many left other bytes");
+					flt_free(&B);
+					break;
+				}
 				for (uint32_t j = 0; j <= arg % 64u; j++)
 				{
 					cf_status	st = do_insert(&P, &A, &ma, fresh(&P), (arg & 0x80) != 0);
