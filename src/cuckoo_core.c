@@ -761,6 +761,7 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 	cf->bucket_mask = cf->bucket_bits >= 64 ? ~UINT64_C(0) :
 		(UINT64_C(1) << cf->bucket_bits) - 1;
 	cf->word_probe = !cf->semisort && cf->bucket_bits + 7 <= 64;
+	cf->ss_word_probe = cf->semisort && cf->bucket_bits + 7 <= 64;
 	cf->ss_lo_ones = 0;
 	cf->ss_hi_bits = 0;
 	if (cf->semisort && cf->low_bits > 0 && cf->low_bits <= 13)
@@ -1304,11 +1305,30 @@ cf_contains(const cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
-	if (!cf->word_probe)
-		return contains_general(cf, h);
-	word_probe_init(&w, cf);
-	word_probe_locate(&w, h, &fp, &i1, &i2);
-	return word_probe_test(&w, fp, i1, i2) || victim_matches(cf, fp, i1, i2);
+	if (cf->word_probe)
+	{
+		word_probe_init(&w, cf);
+		word_probe_locate(&w, h, &fp, &i1, &i2);
+		return word_probe_test(&w, fp, i1, i2) || victim_matches(cf, fp, i1, i2);
+	}
+	if (cf->ss_word_probe)
+	{
+		/* semi-sorted buckets that fit a word: both loaded, then decoded */
+		uint64_t	p1,
+					p2,
+					w1,
+					w2;
+
+		word_probe_init(&w, cf);
+		word_probe_locate(&w, h, &fp, &i1, &i2);
+		p1 = (uint64_t) i1 * w.bucket_bits;
+		p2 = (uint64_t) i2 * w.bucket_bits;
+		w1 = (load_le64(w.data + (p1 >> 3)) >> (p1 & 7)) & w.bucket_mask;
+		w2 = (load_le64(w.data + (p2 >> 3)) >> (p2 & 7)) & w.bucket_mask;
+		return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
+			victim_matches(cf, fp, i1, i2);
+	}
+	return contains_general(cf, h);
 }
 
 /*

@@ -113,6 +113,7 @@ typedef struct cf_filter
 	uint64_t	bucket_mask;	/* the low bucket_bits bits */
 	bool		word_probe;		/* plain, and every bucket fits one 64-bit
 								 * load at any bit offset */
+	bool		ss_word_probe;	/* the same for a semi-sorted filter */
 	/* the same for the four (f-4)-bit suffixes of a semi-sorted bucket */
 	uint64_t	ss_lo_ones;
 	uint64_t	ss_hi_bits;
