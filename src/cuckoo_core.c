@@ -1067,6 +1067,57 @@ prefetch_bucket(const cf_filter *cf, uint32_t i)
 #endif
 }
 
+/*
+ * The first kick, breadth-first: if an entry of bucket i1 or i2 has room in
+ * its own alternate bucket, it moves there and fp takes its place.  The (up
+ * to) 2b alternate buckets are requested from memory together, so this costs
+ * about one memory round trip where each step of a random walk costs one of
+ * its own; near full load it settles most inserts that need a kick.  Filling
+ * 2.6M buckets to load 0.95 took 72-91 ns per insert instead of 116-139 ns
+ * here (alternating runs).  Deterministic: candidates are tried in bucket and
+ * slot order.  Counts as the first of max_kicks.
+ */
+static bool
+move_one_aside(cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
+{
+	uint32_t	home[16],
+				slot[16],
+				moved[16],
+				alt[16];
+	uint32_t	nc = 0;
+
+	for (int side = 0; side < 2; side++)
+	{
+		uint32_t	bi = side ? i2 : i1;
+		uint32_t	fps[8];
+
+		if (side && i2 == i1)
+			break;
+		read_bucket(cf, bi, fps);
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			home[nc] = bi;
+			slot[nc] = j;
+			moved[nc] = fps[j];
+			alt[nc] = alt_bucket(cf, bi, fps[j]);
+			prefetch_bucket(cf, alt[nc]);
+			nc++;
+		}
+	}
+	for (uint32_t c = 0; c < nc; c++)
+	{
+		uint32_t	fps[8];
+
+		if (alt[c] == home[c] || !bucket_place(cf, alt[c], moved[c]))
+			continue;
+		read_bucket(cf, home[c], fps);
+		fps[slot[c]] = fp;
+		write_bucket(cf, home[c], fps);
+		return true;
+	}
+	return false;
+}
+
 /* True when both buckets of the pair hold nothing but fp. */
 static bool
 pair_only_fp(const cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
@@ -1101,9 +1152,15 @@ insert_fp(cf_filter *cf, uint32_t i1, uint32_t fp, uint64_t seed, bool check_cop
 	if (cf_victim_used(cf))
 		return CF_FULL;
 
+	if (cf->max_kicks > 0 && move_one_aside(cf, i1, i2, fp))
+	{
+		add_items(cf, 1);
+		return CF_OK;
+	}
+
 	rng = rng_seed(seed, ((uint64_t) i1 << 32) | fp);
 	i = (rng_next(&rng) & 1) ? i2 : i1;
-	for (uint32_t n = 0; n < cf->max_kicks; n++)
+	for (uint32_t n = 1; n < cf->max_kicks; n++)
 	{
 		uint32_t	fps[8];
 		uint32_t	slot = (uint32_t) (rng_next(&rng) >> 32) & (cf->b - 1);
