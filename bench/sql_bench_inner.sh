@@ -23,6 +23,7 @@ BIG=${BENCH_BIG:-$BIG}                  # values in the text I/O filter
 STORE_ROWS=$((ROWS < 1000000 ? ROWS : 1000000))  # probe rows of the storage section
 ONLY=${BENCH_ONLY:-probe,storage,build,memory,io}  # sections to run
 want() { [[ ,$ONLY, == *,$1,* ]]; }
+SERIAL="SET max_parallel_workers_per_gather = 0;"
 
 # JIT off: it compiles only plans above jit_above_cost, i.e. in the full run
 # and not in the quick one, and adds a compile time unrelated to cuckoo.
@@ -216,7 +217,6 @@ done
 # ---------------------------------------------------------------- probe
 if want probe; then
 check_so "probe"
-SERIAL="SET max_parallel_workers_per_gather = 0;"
 Q_BASE="SELECT count(*) FROM probe WHERE k <> 0;"
 GETF="SELECT f::text AS f FROM filters WHERE name = 'b' \\gset"
 probe_rows=''
