@@ -5,9 +5,11 @@
 set -euo pipefail
 PG_MAJOR="${PG_MAJOR:-15}"
 pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-common libxxhash-dev)
-# the test command also needs clang with libFuzzer
+# the test command also needs clang with libFuzzer, and valgrind for
+# test/regress_valgrind.sh (test/regress_asan.sh uses gcc's libasan, which
+# build-essential brings)
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(clang libclang-rt-14-dev)
+  pkgs+=(clang libclang-rt-14-dev valgrind)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
