@@ -515,14 +515,20 @@ cuckoo_agg_serialize(PG_FUNCTION_ARGS)
 	hdr.fpr = s->fpr;
 	memcpy(VARDATA(out), &hdr, sizeof(hdr));
 	{
+		/* the hashes start 4 + 24 bytes into the palloc'd value: unaligned */
 		char	   *p = VARDATA(out) + sizeof(hdr);
+		uint64	   *chunk = palloc(MERGE_CHUNK * sizeof(uint64));
 		HashReader	r;
 		int64		got;
 
 		hr_open(&r, s);
-		while ((got = hr_read(&r, (uint64 *) p, MERGE_CHUNK)) > 0)
+		while ((got = hr_read(&r, chunk, MERGE_CHUNK)) > 0)
+		{
+			memcpy(p, chunk, (Size) got * sizeof(uint64));
 			p += got * sizeof(uint64);
+		}
 		hr_close(&r);
+		pfree(chunk);
 	}
 	PG_RETURN_BYTEA_P(out);
 }
