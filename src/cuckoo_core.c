@@ -1055,16 +1055,23 @@ cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
 	return alt_bucket(cf, i, fp);
 }
 
-/* Asks the CPU to start loading bucket i's cache line. */
+/* Asks the CPU to start loading the cache line of bucket i of a table. */
+static CF_ALWAYS_INLINE void
+prefetch_in(const uint8_t *data, uint32_t bucket_bits, uint32_t i)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(data + (((uint64_t) i * bucket_bits) >> 3), 0, 1);
+#else
+	(void) data;
+	(void) bucket_bits;
+	(void) i;
+#endif
+}
+
 static CF_ALWAYS_INLINE void
 prefetch_bucket(const cf_filter *cf, uint32_t i)
 {
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(cf->data + (((uint64_t) i * cf->bucket_bits) >> 3), 0, 1);
-#else
-	(void) cf;
-	(void) i;
-#endif
+	prefetch_in(cf->data, cf->bucket_bits, i);
 }
 
 /*
@@ -1321,12 +1328,7 @@ word_probe_test(const word_probe *w, uint32_t fp, uint32_t i1, uint32_t i2)
 static CF_ALWAYS_INLINE void
 word_probe_prefetch(const word_probe *w, uint32_t i)
 {
-#if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(w->data + (((uint64_t) i * w->bucket_bits) >> 3), 0, 1);
-#else
-	(void) w;
-	(void) i;
-#endif
+	prefetch_in(w->data, w->bucket_bits, i);
 }
 
 static CF_ALWAYS_INLINE bool
