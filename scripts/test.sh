@@ -78,7 +78,7 @@ passed=$((passed + rp)); failed=$((failed + rf))
 
 # The pg_regress suite again, against a private server that has loaded a
 # cuckoo.so built with ASan+UBSan (docs/MEMORY_CHECKS.md; the system install
-# is not touched).  valgrind: bash test/regress_valgrind.sh, by hand (~10 min).
+# is not touched).  valgrind: bash test/regress_valgrind.sh, by hand (~30 min).
 bash test/regress_asan.sh >"$log/regress_asan.log" 2>&1
 grep -E '^not ok|runtime error|ERROR: AddressSanitizer' "$log/regress_asan.log" | head -20 | sed 's/^/    /'
 count regress_asan "$log/regress_asan.log"

@@ -145,18 +145,24 @@ pp_check_private() {
 }
 
 # pp_regress: make installcheck in the build copy against the private server;
-# one check per test file, pg_regress's output in $pp_work/regress.log
+# one check per test file, pg_regress's output in $pp_work/regress.log.
+# REGRESS_TESTS="setup type_io ..." runs only those files (setup first).
 pp_regress() {
-  local line name result n=0
+  local line name result n=0 times="" expected
   PGHOST="$pp_sock" PGPORT="$pp_port" PGUSER=postgres \
-    make -C "$pp_build" PG_CONFIG="$PG_CONFIG" installcheck >"$pp_work/regress.log" 2>&1
+    make -C "$pp_build" PG_CONFIG="$PG_CONFIG" installcheck \
+      ${REGRESS_TESTS:+REGRESS="$REGRESS_TESTS"} >"$pp_work/regress.log" 2>&1
   while read -r line; do
     name=$(echo "$line" | sed -E 's/^(test |(not )?ok [0-9]+ +[-+] +)?//; s/ .*//')
     if echo "$line" | grep -qE '\.\.\. ok|^ok '; then result=ok; else result=FAILED; fi
     check "pg_regress $name" ok "$result"
+    times="$times, $name $(echo "$line" | grep -oE '[0-9]+ ms$' | sed 's/ ms$//')"
     n=$((n + 1))
   done < <(grep -E '^(test +|     +)?[a-z_0-9]+ +\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ ' "$pp_work/regress.log")
-  check "pg_regress ran every file in sql/" "$(ls "$pp_build"/sql/*.sql | wc -l)" "$n"
+  if [ -n "${REGRESS_TESTS:-}" ]; then expected=$(echo $REGRESS_TESTS | wc -w); else expected=$(ls "$pp_build"/sql/*.sql | wc -l); fi
+  check "pg_regress ran every file asked for" "$expected" "$n"
+  pp_nfiles=$n
+  echo "# pg_regress ms:${times#,}"
   if [ -s "$pp_build/regression.diffs" ]; then
     echo "# regression.diffs (head):"; head -n 60 "$pp_build/regression.diffs" | sed 's/^/#   /'
   fi

@@ -89,5 +89,5 @@ if grep -qE 'ERROR: AddressSanitizer|runtime error:' "$pp_work/server.log"; then
   echo "# first sanitizer report:"
   grep -m 1 -A 30 -E 'ERROR: AddressSanitizer|runtime error:' "$pp_work/server.log" | sed 's/^/#   /'
 fi
-echo "# $(ls "$pp_build"/sql/*.sql | wc -l) test files, ASan+UBSan build of cuckoo.so, $(($(date +%s) - start)) s"
+echo "# $pp_nfiles test files, ASan+UBSan build of cuckoo.so, $(($(date +%s) - start)) s"
 finish

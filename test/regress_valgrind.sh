@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The pg_regress suite (sql/, expected/) against a server run under valgrind
-# memcheck, with cuckoo built as shipped (-O2 -g).  Slow (about 20 minutes on
-# 2 cores): a manual check, not part of scripts/test.sh.
+# memcheck, with cuckoo built as shipped (-O2 -g).  Slow (about 30 minutes on
+# 2 cores, most of it in sql/probe_cache.sql): a manual check, not part of
+# scripts/test.sh.  REGRESS_TESTS="setup type_io" runs only some files.
 #
 #   bash test/regress_valgrind.sh      (as root or as a user who can run initdb)
 #
@@ -9,9 +10,11 @@
 # install tree (test/pg_private.sh); the system install is not touched.  The
 # postmaster runs under valgrind --trace-children=yes, so every backend and
 # parallel worker it forks runs under valgrind too; each process writes its
-# report to a file of its own.  Fails on any valgrind error not suppressed by
-# test/valgrind.supp (PostgreSQL's known, harmless ones), on a crashed server
-# process, and on any pg_regress difference.  Ends with "N passed, N failed".
+# report to a file of its own.  Fails on any valgrind error in cuckoo's code
+# or from bytes cuckoo left uninitialised, on any other error except
+# PostgreSQL writing its own padding bytes (below; test/valgrind.supp has the
+# rest of PostgreSQL's known, harmless ones), on a crashed server process,
+# and on any pg_regress difference.  Ends with "N passed, N failed".
 #
 # What is and is not checked: PostgreSQL from Debian is built without
 # USE_VALGRIND, so palloc'd chunks inside a memory context's malloc'd block
@@ -22,10 +25,10 @@
 # malloc'd block, which includes overrunning a chunk over 8 kB (most filters:
 # such a chunk gets a malloc'd block of its own); invalid frees.
 #
-# VALGRIND_EXTRA="..." adds valgrind options (e.g. --track-origins=yes, about
-# 1.5x slower, says where an uninitialised value came from); CUCKOO_SRC=DIR
-# builds another source tree; KEEP_WORKDIR=1 keeps the work directory (the
-# per-process reports are in logs/).
+# VALGRIND_EXTRA="..." adds valgrind options; CUCKOO_SRC=DIR builds another
+# source tree (used to show that an injected bug makes this script fail);
+# KEEP_WORKDIR=1 keeps the work directory (the per-process reports are in
+# logs/, the classified errors in errors.*.txt).  docs/MEMORY_CHECKS.md.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -105,5 +108,5 @@ for kind in cuckoo other; do
     head -n 50 "$pp_work/errors.$kind.txt" | sed 's/^/#   /'
   fi
 done
-echo "# $(ls "$pp_logs" | wc -l) processes ran under valgrind; $(ls "$pp_build"/sql/*.sql | wc -l) test files, $(($(date +%s) - start)) s"
+echo "# $(ls "$pp_logs" | wc -l) processes ran under valgrind; $pp_nfiles test files, $(($(date +%s) - start)) s"
 finish
