@@ -83,43 +83,32 @@ bash test/regress_asan.sh >"$log/regress_asan.log" 2>&1
 grep -E '^not ok|runtime error|ERROR: AddressSanitizer' "$log/regress_asan.log" | head -20 | sed 's/^/    /'
 count regress_asan "$log/regress_asan.log"
 
-# pg_dump / pg_restore round trip in a cluster of its own.
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/dump_restore.sh >"$log/dump.log" 2>&1
-grep -E '^not ok' "$log/dump.log" | sed 's/^/    /'
-count dump_restore "$log/dump.log"
+# in_cluster NAME SHOW SCRIPT: runs test/SCRIPT in a throwaway cluster of its
+# own, shows its lines matching SHOW (and every "not ok"), adds its summary.
+in_cluster() {
+  local name=$1 show=$2 script=$3
+  pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash "test/$script" >"$log/$name.log" 2>&1
+  grep -E "^not ok|$show" "$log/$name.log" | sed 's/^/    /'
+  count "$name" "$log/$name.log"
+}
 
+# pg_dump / pg_restore round trip.
+in_cluster dump_restore '^not ok' dump_restore.sh
 # Sharding with postgres_fdw: filters built on the shards, unioned centrally.
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/fdw_shards.sh >"$log/fdw.log" 2>&1
-grep -E '^not ok' "$log/fdw.log" | sed 's/^/    /'
-count fdw_shards "$log/fdw.log"
-
+in_cluster fdw_shards '^not ok' fdw_shards.sh
 # Installing as an ordinary role (trusted extension), planted objects.
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/security.sh >"$log/security.log" 2>&1
-grep -E '^not ok' "$log/security.log" | sed 's/^/    /'
-count security "$log/security.log"
-
+in_cluster security '^not ok' security.sh
 # ALTER EXTENSION cuckoo UPDATE from every available version (the chain, the
 # member objects against a fresh install, the stored data); then the same
 # test against simulated broken 1.1 releases, which it must fail.
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/upgrade.sh >"$log/upgrade.log" 2>&1
-grep -E '^not ok|^# walked' "$log/upgrade.log" | sed 's/^/    /'
-count upgrade "$log/upgrade.log"
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/upgrade_selftest.sh >"$log/upgrade_selftest.log" 2>&1
-grep -E '^not ok' "$log/upgrade_selftest.log" | sed 's/^/    /'
-count upgrade_selftest "$log/upgrade_selftest.log"
-
+in_cluster upgrade '^# walked' upgrade.sh
+in_cluster upgrade_selftest '^not ok' upgrade_selftest.sh
 # Mutated values through binary COPY (cuckoo_recv), cuckoo_union_agg's
 # combine and cuckoo_agg's deserialise, then pg_dump | psql.
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash test/recv_mutations.sh >"$log/recv.log" 2>&1
-grep -E '^not ok|^# [0-9]+ values' "$log/recv.log" | sed 's/^/    /'
-count recv_mutations "$log/recv.log"
-
+in_cluster recv_mutations '^# [0-9]+ values' recv_mutations.sh
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
-LOAD_SECONDS="${LOAD_SECONDS:-15}" pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" \
-  bash test/concurrent_load.sh >"$log/load.log" 2>&1
-grep -E '^not ok|^# ' "$log/load.log" | sed 's/^/    /'
-count concurrent_load "$log/load.log"
+LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster concurrent_load '^# ' concurrent_load.sh
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
