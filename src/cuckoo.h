@@ -9,6 +9,9 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"			/* struct varatt_external moved here in 16 */
+#endif
 
 #include "cuckoo_core.h"
 

@@ -12,6 +12,8 @@
  */
 #include "cuckoo.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
