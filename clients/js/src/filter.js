@@ -642,3 +642,61 @@ export class Filter {
     if (this.kind === KIND.any && items !== 0) throw new RangeError('a filter with items must record the kind of value it holds');
   }
 }
+
+// ---- building like cuckoo_agg(value, fpr) (docs/FORMAT.md, section 10) ----
+
+function roundBuckets(n) {
+  if (n < 1) n = 1;
+  if (n > 0xFFFFFFFF) return 0;
+  let [, k] = splitBuckets(n);
+  let cc = Math.ceil(n / 2 ** k);
+  if (k > 0 && cc === 256) { cc = 128; k++; }
+  const m = cc * 2 ** k;
+  return m > 0xFFFFFFFF ? 0 : m;
+}
+
+/** Fingerprint bits cuckoo_agg uses for fpr. */
+export function aggFpBits(fpr) {
+  if (typeof fpr !== 'number' || Number.isNaN(fpr) || fpr <= 0 || fpr >= 1) {
+    throw new RangeError(`fpr must be greater than 0 and less than 1, not ${fpr}`);
+  }
+  for (let f = 4; f <= 32; f++) if (expectedFpr(4, f, 0.95) <= fpr) return f;
+  throw new RangeError(`fpr must be at least ${expectedFpr(4, 32, 0.95)} for cuckoo_agg, not ${fpr}`);
+}
+
+/**
+ * The filter cuckoo_agg(value, fpr) builds from these values (null and
+ * undefined are skipped); kind ("integer", "text", ...) matters only when
+ * there are no values.
+ */
+export function build(values, fpr = 0.01, kind = undefined) {
+  const f = aggFpBits(fpr);
+  let want = kind === undefined ? -1 : KIND_NAMES.indexOf(kind);
+  if (kind !== undefined && (want < 1 || want > 10)) throw new RangeError(`unknown kind ${kind}`);
+  const set = new Set();
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    const k = kindAndHash(v, hv);
+    if (want < 0) want = k;
+    else if (k !== want) throw new TypeError(`values of different kinds in one filter: ${KIND_NAMES[want]} and ${KIND_NAMES[k]}`);
+    set.add((BigInt(hv[0]) << 32n) | BigInt(hv[1]));
+  }
+  if (want < 0) want = KIND.any;
+  const n = set.size;
+  if (n === 0) return Filter._new(1, 4, f, false, 500, want, 1);
+  const hashes = BigUint64Array.from(set).sort();
+  let m = roundBuckets(Math.ceil(n / (4 * 0.95)));
+  for (let tries = 0; tries < 200; tries++) {
+    if (m === 0 || totalBytes(m, 4, f, false) > MAX_BYTES) throw new RangeError(`too many distinct values for one cuckoo filter: ${n}`);
+    const flt = Filter._new(m, 4, f, false, 500, want, n);
+    let ok = true;
+    for (let j = 0; j < n && ok; j++) {
+      const h = hashes[j];
+      const fp = flt._locate(Number(h >> 32n), Number(h & 0xFFFFFFFFn));
+      ok = flt._insertFp(flt._i1, fp, h ^ BigInt(flt.items), true) === OK;
+    }
+    if (ok) return flt;
+    m = roundBuckets(m + Math.max(1, Math.floor(m / 200)));
+  }
+  throw new RangeError(`could not build a cuckoo filter for ${n} values`);
+}

@@ -42,6 +42,14 @@ export declare function text(s: string): PgValue;
 export declare function cuckooHash(value: Value): bigint;
 /** XXH3-64, seed 0, as an unsigned BigInt. */
 export declare function xxh3(data: Uint8Array): bigint;
+/**
+ * The filter SQL cuckoo_agg(value, fpr) builds from these values, byte for
+ * byte (null and undefined are skipped); kind ("integer", "text", ...) is
+ * needed only when there are no values.
+ */
+export declare function build(values: Iterable<Value | null | undefined>, fpr?: number, kind?: string): Filter;
+/** The fingerprint bits cuckoo_agg uses for fpr. */
+export declare function aggFpBits(fpr: number): number;
 /** The false-positive rate of a filter with b-entry buckets of f-bit fingerprints at this load. */
 export declare function expectedFpr(b: number, f: number, load: number): number;
 

@@ -5,14 +5,15 @@
 // cuckoo_contains on filters of every shape; filters changed here go back
 // through the bytea cast and binary COPY (psql \copy of a file in
 // PostgreSQL's binary COPY format) and must pass the validator, equal the
-// server's own result of the same changes and answer every probe alike.
+// server's own result of the same changes and answer every probe alike;
+// build() must equal cuckoo_agg.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Filter, FilterFullError } from '../src/index.js';
+import { Filter, FilterFullError, build } from '../src/index.js';
 import { value } from './vectors.js';
 
 const enabled = process.env.PGCUCKOO_SERVER_TESTS === '1';
@@ -219,5 +220,17 @@ for (const fam of Object.keys(FAMILIES)) {
     const { cuckooHash } = await import('../src/index.js');
     const rows = await q(`SELECT cuckoo_hash(v)::text AS h FROM xj.v_${fam} WHERE i <= 5000 ORDER BY i`);
     for (let j = 0; j < rows.length; j++) assert.equal(cuckooHash(vals[j]), BigInt(rows[j].h), `${fam} ${j}`);
+  });
+}
+
+// build() against cuckoo_agg(value, fpr), byte for byte
+const BUILDS = [['int8', 0.01, N], ['text', 0.01, N], ['int8', 0.3, 20000], ['numeric', 0.001, 20000],
+  ['bytea', 0.05, 20000], ['uuid', 0.0001, 20000], ['date', 0.01, 20000], ['timestamp', 0.01, 20000],
+  ['timestamptz', 0.02, 20000], ['bool', 0.01, 20000], ['float8', 1e-6, 20000], ['text', 0.5, 3]];
+for (const [fam, fpr, n] of BUILDS) {
+  test(`build = cuckoo_agg: ${fam} ${fpr} ${n}`, { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+    const vals = await familyValues(fam);
+    const rows = await q(`SELECT cuckoo_agg(v, $1)::bytea AS f FROM xj.v_${fam} WHERE i <= ${n}`, [fpr]);
+    assert.deepEqual(build(vals.slice(0, n), fpr).toBytes(), new Uint8Array(rows[0].f));
   });
 }
