@@ -10,6 +10,9 @@ pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" p
 # build-essential brings)
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(clang libclang-rt-14-dev valgrind)
+  # test/clients.sh: the Python client's suite, and Node for the JavaScript one
+  pkgs+=(python3-pytest python3-psycopg python3-xxhash)
+  command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

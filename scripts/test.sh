@@ -106,6 +106,9 @@ in_cluster upgrade_selftest '^not ok' upgrade_selftest.sh
 # Mutated values through binary COPY (cuckoo_recv), cuckoo_union_agg's
 # combine and cuckoo_agg's deserialise, then pg_dump | psql.
 in_cluster recv_mutations '^# [0-9]+ values' recv_mutations.sh
+
+in_cluster clients '^# (python|js|clients)' clients.sh  # clients/python, clients/js against the server
+
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster concurrent_load '^# ' concurrent_load.sh

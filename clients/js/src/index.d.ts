@@ -1,0 +1,107 @@
+// Type declarations of pgcuckoo (format version 1 of the cuckoofilter type).
+
+/** The value kinds of the header (docs/FORMAT.md). */
+export declare const KIND: Readonly<{
+  any: 0; integer: 1; numeric: 2; text: 3; bytea: 4; uuid: 5; date: 6;
+  timestamp: 7; timestamptz: 8; boolean: 9; float: 10; other: 11;
+}>;
+export declare const KIND_NAMES: readonly string[];
+export declare const FORMAT_VERSION: 1;
+
+/** A value of an explicit SQL kind, made by uuid(), float8(), numeric(), date(), ... */
+export declare class PgValue {
+  readonly kind: number;
+  private constructor();
+}
+
+/**
+ * What a filter can hold: number (a safe integer) and bigint are SQL integers,
+ * string is text, Uint8Array is bytea, Date is timestamptz, boolean is bool;
+ * the helpers give the other kinds.
+ */
+export type Value = number | bigint | string | Uint8Array | Date | boolean | PgValue;
+
+/** A uuid from its text form. */
+export declare function uuid(s: string): PgValue;
+/** A float4/float8 value (a plain number is an integer). */
+export declare function float8(x: number): PgValue;
+/** A float4 value: rounded to 32 bits, then widened, as PostgreSQL compares them. */
+export declare function float4(x: number): PgValue;
+/** A numeric value from its decimal text (1.0 and 1.00 alike). */
+export declare function numeric(v: string | number | bigint): PgValue;
+/** A date: "YYYY-MM-DD", a Date (its UTC day) or days since 2000-01-01. */
+export declare function date(v: string | Date | number): PgValue;
+/** A timestamp without time zone: ISO string, a Date's UTC fields, or bigint microseconds since 2000-01-01. */
+export declare function timestamp(v: string | Date | bigint): PgValue;
+/** A timestamptz: ISO string (no zone: UTC), a Date, or bigint microseconds since 2000-01-01 UTC. */
+export declare function timestamptz(v: string | Date | bigint): PgValue;
+/** A text value. */
+export declare function text(s: string): PgValue;
+
+/** The hash SQL cuckoo_hash(value) returns (a signed 64-bit integer). */
+export declare function cuckooHash(value: Value): bigint;
+/** XXH3-64, seed 0, as an unsigned BigInt. */
+export declare function xxh3(data: Uint8Array): bigint;
+/**
+ * The filter SQL cuckoo_agg(value, fpr) builds from these values, byte for
+ * byte (null and undefined are skipped); kind ("integer", "text", ...) is
+ * needed only when there are no values.
+ */
+export declare function build(values: Iterable<Value | null | undefined>, fpr?: number, kind?: string): Filter;
+/** The fingerprint bits cuckoo_agg uses for fpr. */
+export declare function aggFpBits(fpr: number): number;
+/** The false-positive rate of a filter with b-entry buckets of f-bit fingerprints at this load. */
+export declare function expectedFpr(b: number, f: number, load: number): number;
+
+/** An item could not be stored (SQL raises SQLSTATE 54000). */
+export declare class FilterFullError extends Error {}
+
+/** The columns of SQL cuckoo_info(f). */
+export interface FilterInfo {
+  buckets: number;
+  bucket_size: number;
+  fingerprint_bits: number;
+  semisort: boolean;
+  items: number;
+  capacity: number;
+  load_factor: number;
+  /** the serialised size plus PostgreSQL's 4-byte length word, as cuckoo_info reports it */
+  bytes: number;
+  bits_per_item: number | null;
+  expected_fpr: number;
+  value_type: string;
+  max_kicks: number;
+  is_full: boolean;
+}
+
+/** A cuckoofilter value.  add, addIfAbsent and remove return a new Filter. */
+export declare class Filter {
+  /** The binary (bytea) form; RangeError unless the server would accept it. */
+  static fromBytes(data: Uint8Array): Filter;
+  /** The text (base64) form; RangeError unless the server would accept it. */
+  static fromText(s: string): Filter;
+  readonly m: number;
+  readonly b: number;
+  readonly f: number;
+  readonly semisort: boolean;
+  readonly items: number;
+  readonly capacity: number;
+  readonly kind: number;
+  readonly kindName: string;
+  readonly maxKicks: number;
+  readonly victimUsed: boolean;
+  toBytes(): Uint8Array;
+  toText(): string;
+  toString(): string;
+  equals(other: Filter): boolean;
+  info(): FilterInfo;
+  contains(value: Value): boolean;
+  count(value: Value): number;
+  add(value: Value): Filter;
+  addIfAbsent(value: Value): Filter;
+  remove(value: Value): Filter;
+  addInPlace(value: Value): void;
+  addIfAbsentInPlace(value: Value): boolean;
+  removeInPlace(value: Value): boolean;
+  union(other: Filter): Filter;
+}

@@ -1,0 +1,99 @@
+// pgcuckoo against the server's answers in clients/vectors (made by generate.sh).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Filter, cuckooHash, build } from '../src/index.js';
+import { load, value, OTHER_TYPES } from './vectors.js';
+
+const INT_KIND = { int2: 'integer', int4: 'integer', int8: 'integer' };
+
+test('hash vectors', () => {
+  let checked = 0, skipped = 0;
+  for (const v of load('hashes').hashes) {
+    const x = value(v.type, v.value);
+    if (x === undefined) { skipped++; continue; }
+    assert.equal(cuckooHash(x), BigInt(v.hash), `${v.type} ${v.value}`);
+    checked++;
+  }
+  assert.ok(checked > 150 && skipped < 20, `${checked} checked, ${skipped} skipped`);
+});
+
+for (const vec of load('filters').filters) {
+  test(`filter ${vec.name}`, () => {
+    const f = Filter.fromText(vec.text);
+    assert.equal(f.toText(), vec.text);
+    assert.ok(Filter.fromBytes(f.toBytes()).equals(f));
+    const info = f.info();
+    for (const [k, want] of Object.entries(vec.info)) {
+      if (typeof want === 'number' && !Number.isInteger(want)) {
+        assert.ok(Math.abs(info[k] - want) <= 1e-12 * Math.abs(want), `${k}: ${info[k]} != ${want}`);
+      } else assert.equal(info[k], want, k);
+    }
+    assert.deepEqual(Object.keys(info).sort(), Object.keys(vec.info).sort());
+    const members = new Set(vec.members);
+    for (const [text, contains, count] of vec.probes) {
+      if (OTHER_TYPES.has(vec.type)) {
+        assert.throws(() => f.contains(text), TypeError);
+        continue;
+      }
+      const x = value(vec.type, text);
+      if (x === undefined) continue;
+      assert.equal(f.contains(x), contains, text);
+      assert.equal(f.count(x), count, text);
+      if (members.has(text)) assert.ok(contains, `false negative for ${text}`);
+    }
+  });
+}
+
+const METHOD = { add: 'add', add_if_absent: 'addIfAbsent', remove: 'remove' };
+for (const vec of load('ops').ops) {
+  test(`ops ${vec.name}`, () => {
+    let f = Filter.fromText(vec.start);
+    for (const [op, text, after] of vec.steps) {
+      const before = f;
+      f = f[METHOD[op]](value(vec.type, text));
+      assert.equal(f.toText(), after, `${op} ${text}`);
+      assert.notEqual(before, f);
+    }
+    const g = Filter.fromText(vec.start);
+    for (const [op, text] of vec.steps) g[`${METHOD[op]}InPlace`](value(vec.type, text));
+    assert.equal(g.toText(), vec.steps[vec.steps.length - 1][2]);
+  });
+}
+
+for (const vec of load('unions').unions) {
+  test(`union ${vec.name}`, () => {
+    const a = Filter.fromText(vec.a), b = Filter.fromText(vec.b);
+    assert.equal(a.union(b).toText(), vec.union);
+    assert.equal(a.toText(), vec.a);
+    assert.equal(b.toText(), vec.b);
+  });
+}
+
+for (const vec of load('agg').aggs) {
+  test(`agg ${vec.name}`, () => {
+    const f = Filter.fromText(vec.filter);
+    const vals = vec.values.map((t) => value(vec.type, t));
+    for (let j = 0; j < vals.length; j++) assert.ok(f.contains(vals[j]), `${vec.name} ${vec.values[j]}`);
+    const kind = vals.length ? undefined : { float8: 'float', bool: 'boolean' }[vec.type] || INT_KIND[vec.type] || vec.type;
+    assert.equal(build(vals, vec.fpr, kind).toText(), vec.filter);
+  });
+}
+
+const invalid = load('invalid');
+for (const vec of invalid.binary) {
+  test(`binary ${vec.name}`, () => {
+    const data = Uint8Array.from(Buffer.from(vec.hex, 'hex'));
+    if (vec.error === null) {
+      assert.deepEqual(Filter.fromBytes(data).toBytes(), data);
+    } else {
+      assert.throws(() => Filter.fromBytes(data), (e) => e instanceof RangeError
+        && e.message.replace('this library', 'this build') === vec.error);
+    }
+  });
+}
+for (const vec of invalid.text) {
+  test(`text ${vec.name}`, () => {
+    if (vec.error === null) assert.equal(Filter.fromText(vec.text).toText(), vec.text);
+    else assert.throws(() => Filter.fromText(vec.text), RangeError);
+  });
+}

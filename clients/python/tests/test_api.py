@@ -1,0 +1,170 @@
+"""pgcuckoo's own behaviour: value mapping, immutability, errors."""
+import datetime
+import decimal
+import uuid
+
+import pytest
+
+import pgcuckoo
+from pgcuckoo import Filter, FilterFullError, build, cuckoo_hash
+
+
+def test_numeric_scale_is_insignificant():
+    D = decimal.Decimal
+    assert cuckoo_hash(D("1.0")) == cuckoo_hash(D("1.00")) == cuckoo_hash(D("1"))
+    assert cuckoo_hash(D("1E+2")) == cuckoo_hash(D("100"))
+    assert cuckoo_hash(D("-0.0")) == cuckoo_hash(D("0"))
+    assert cuckoo_hash(D("1.5")) != cuckoo_hash(D("15"))
+    # numeric is hashed as its text, an integer as int64: different kinds
+    assert cuckoo_hash(D("1")) != cuckoo_hash(1)
+
+
+def test_kinds_are_distinct():
+    f = build([1, 2, 3])
+    assert f.contains(1)
+    with pytest.raises(TypeError):
+        f.contains("1")
+    with pytest.raises(TypeError):
+        f.contains(True)          # bool is its own kind in SQL, not an integer
+    with pytest.raises(TypeError):
+        f.add(1.0)
+    with pytest.raises(TypeError):
+        cuckoo_hash(object())
+    with pytest.raises(ValueError):
+        cuckoo_hash(1 << 63)      # outside bigint: numeric in SQL
+
+
+def test_float_rules():
+    assert cuckoo_hash(-0.0) == cuckoo_hash(0.0)
+    assert cuckoo_hash(float("nan")) == cuckoo_hash(-float("nan"))
+    assert cuckoo_hash(1.0) != cuckoo_hash(1)
+
+
+def test_datetimes():
+    utc = datetime.timezone.utc
+    plus2 = datetime.timezone(datetime.timedelta(hours=2))
+    a = datetime.datetime(2024, 5, 6, 9, 8, 9, 123456, tzinfo=plus2)
+    b = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=utc)
+    assert cuckoo_hash(a) == cuckoo_hash(b)                  # the same instant
+    naive = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456)
+    f = build([b])
+    assert f.contains(a) and f.info()["value_type"] == "timestamptz"
+    with pytest.raises(TypeError):
+        f.contains(naive)                                   # timestamp, not timestamptz
+    assert build([naive]).info()["value_type"] == "timestamp"
+    assert build([datetime.date(2000, 1, 1)]).info()["value_type"] == "date"
+
+
+def test_uuid_and_bytes():
+    u = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+    assert cuckoo_hash(u) == cuckoo_hash(u.bytes)            # same bytes (different kinds)
+    f = build([u])
+    assert f.contains(u)
+    with pytest.raises(TypeError):
+        f.contains(u.bytes)
+    assert build([b"ab", bytearray(b"cd")]).contains(memoryview(b"cd"))
+
+
+def test_changes_return_new_filters():
+    f = build(range(100))
+    text = f.to_text()
+    g = f.add(1000)
+    assert f.to_text() == text and not f.contains(1000) and g.contains(1000)
+    h = g.remove(1000)
+    assert g.contains(1000) and g.count(1000) == 1
+    assert h.items == f.items
+    assert f.add_if_absent(5) == f.add_if_absent(5)
+    assert f.add_if_absent(5).items == f.items
+
+
+def test_in_place():
+    f = build(range(10))
+    assert f.add_if_absent_in_place(500) is True
+    assert f.add_if_absent_in_place(500) is False
+    f.add_in_place(500)
+    assert f.count(500) == 2
+    assert f.remove_in_place(500) and f.remove_in_place(500)
+    assert not f.remove_in_place(500)
+    assert not f.contains(500)
+
+
+def test_empty_filter_takes_first_kind():
+    empty = build([], kind="text")
+    assert empty.info()["value_type"] == "text" and not empty.contains("a")
+    anyf = build([])
+    assert anyf.info()["value_type"] == "any"
+    g = anyf.add("x")
+    assert g.info()["value_type"] == "text" and g.contains("x")
+    assert anyf.remove("x") == anyf
+
+
+def test_full_filter_raises_and_keeps_bytes():
+    f = build(range(8))        # sized to its data: no room to spare
+    n = 0
+    with pytest.raises(FilterFullError):
+        while True:
+            f = f.add(10000 + n)
+            n += 1
+    assert f.info()["is_full"] and f.contains(10000 + n - 1)
+    before = f.to_bytes()
+    with pytest.raises(FilterFullError):
+        f.add_in_place(99999)
+    assert f.to_bytes() == before
+    for i in range(n):
+        assert f.contains(10000 + i)
+
+
+def test_too_many_copies():
+    f = build([], kind="integer")        # one bucket of 4: both candidates are bucket 0
+    for _ in range(4):
+        f = f.add(7)
+    with pytest.raises(FilterFullError, match="too many times"):
+        f.add(7)
+    assert f.count(7) == 4
+
+
+def test_union_errors():
+    a, b = build(range(10)), build(range(1000))
+    with pytest.raises(ValueError):
+        a.union(b)
+    with pytest.raises(TypeError):
+        a.union(build([str(i) for i in range(10)]))
+    u = a.union(a)
+    assert u == a                          # multiset union: nothing added twice
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "Q0tPTw==", " " + build([1]).to_text(),
+                                 build([1]).to_text() + "\n", "Q0tP\u00e9w=="])
+def test_from_text_rejects(bad):
+    with pytest.raises(ValueError):
+        Filter.from_text(bad)
+
+
+def test_from_bytes_types():
+    f = build([1])
+    assert Filter.from_bytes(bytearray(f.to_bytes())) == f
+    assert Filter.from_bytes(memoryview(f.to_bytes())) == f
+    with pytest.raises(TypeError):
+        Filter.from_bytes(f.to_text())
+    with pytest.raises(ValueError):
+        build([1], fpr=0)
+    with pytest.raises(ValueError):
+        build([1], fpr=1.5)
+
+
+def test_build_sizes_like_cuckoo_agg():
+    f = build(range(100000), 0.01)
+    info = f.info()
+    assert info["items"] == 100000 and info["fingerprint_bits"] == 10
+    assert 0.9 < info["load_factor"] <= 0.95
+    assert all(f.contains(i) for i in range(0, 100000, 7))
+    assert pgcuckoo.agg_fp_bits(0.01) == 10
+
+
+def test_contains_many_agrees():
+    f = build(range(0, 20000, 2))
+    vals = list(range(-100, 20100))
+    assert f.contains_many(vals) == [f.contains(v) for v in vals]
+    assert sum(f.contains_many(range(0, 20000, 2))) == 10000
+    ss = Filter.from_text(build(range(50)).to_text())
+    assert ss.contains_many(vals[:500]) == [ss.contains(v) for v in vals[:500]]

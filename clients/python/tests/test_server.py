@@ -1,0 +1,247 @@
+"""Cross-checks against a running server with the cuckoo extension.
+
+Run by test/clients.sh inside a throwaway cluster (libpq's PG* variables
+select it); skipped unless PGCUCKOO_SERVER_TESTS=1.  For each value family,
+100,000 values are probed here and with cuckoo_contains in SQL on filters of
+every shape; filters changed here go back through the bytea cast and binary
+COPY and must pass the server's validator, equal the server's own result of
+the same changes and answer every probe alike; build() must equal cuckoo_agg.
+"""
+import os
+
+import pytest
+
+import pgcuckoo
+
+psycopg = pytest.importorskip("psycopg")
+from vectors import value
+
+pytestmark = pytest.mark.skipif(os.environ.get("PGCUCKOO_SERVER_TESTS") != "1",
+                                reason="needs a server: PGCUCKOO_SERVER_TESTS=1")
+
+N = int(os.environ.get("PGCUCKOO_PROBES", "100000"))
+
+# the value of row i (1 .. N) of each family, as an SQL expression
+FAMILIES = {
+    "int8": "(hashint8(i::bigint)::bigint << 16) # i",
+    # scales 0 to 8, with and without trailing zeros
+    "numeric": "round((hashint4(i)::bigint * 100000 + i)::numeric / 10::numeric ^ (i % 7), i % 7 + i % 3)",
+    "text": "left(md5(i::text) || md5((-i)::text), i % 61) || CASE WHEN i % 7 = 0 THEN 'ü' ELSE '' END || to_hex(i)",
+    "bytea": "int4send(i) || substring(decode(md5(i::text) || md5((3 * i)::text), 'hex') from 1 for i % 29)",
+    "uuid": "md5(i::text)::uuid",
+    "date": "'2000-01-01'::date + hashint4(i) % 700000",
+    "timestamp": "'2000-01-01'::timestamp + hashint4(i) * interval '1 second' + (i % 999983) * interval '1 microsecond'",
+    "timestamptz": "'2000-01-01 00:00+00'::timestamptz + hashint4(-i) * interval '1 second' + (i % 999983) * interval '1 microsecond'",
+    "bool": "i % 2 = 0",
+    "float8": "CASE WHEN i % 10000 = 0 THEN 'NaN'::float8 WHEN i % 10000 = 1 THEN '-0'::float8 "
+              "WHEN i % 10000 = 2 THEN '-Infinity'::float8 ELSE hashint4(i)::float8 / (i % 97 + 1) END",
+}
+
+# name: (capacity, bucket_size, fingerprint_bits, semisort, members, fill until full)
+SHAPES = {
+    "b2_f8": (3000, 2, 8, False, 2000, False),
+    "b2_f12_full": (100, 2, 12, False, 1000, True),
+    "b4_f10": (5000, 4, 10, False, 4000, False),
+    "b4_f32": (1000, 4, 32, False, 800, False),
+    "b4_f5_semisort": (3000, 4, 5, True, 2500, False),
+    "b4_f13_semisort_full": (200, 4, 13, True, 1000, True),
+    "b4_f18_semisort": (2000, 4, 18, True, 1500, False),
+    "b8_f9": (3000, 8, 9, False, 2500, False),
+    "b8_f6_full": (150, 8, 6, False, 1000, True),
+}
+
+SETUP = """
+CREATE EXTENSION IF NOT EXISTS cuckoo;
+DROP SCHEMA IF EXISTS xc CASCADE;
+CREATE SCHEMA xc;
+CREATE FUNCTION xc.fill(f cuckoofilter, vals anyarray, until_full bool,
+                        OUT filt cuckoofilter, OUT added int)
+LANGUAGE plpgsql AS $$
+BEGIN
+  added := 0;
+  filt := f;
+  FOR i IN 1 .. coalesce(array_length(vals, 1), 0) LOOP
+    filt := cuckoo_add(filt, vals[i]);
+    added := added + 1;
+    EXIT WHEN until_full AND (cuckoo_info(filt)).is_full;
+  END LOOP;
+END $$;
+CREATE TABLE xc.filters (fam text, shape text, f cuckoofilter, members int, PRIMARY KEY (fam, shape));
+CREATE TABLE xc.back (fam text, shape text, how text, f cuckoofilter);
+"""
+
+
+@pytest.fixture(scope="module")
+def conn():
+    with psycopg.connect("", autocommit=True) as c:
+        c.execute("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET extra_float_digits = 1")
+        c.execute(SETUP)
+        yield c
+
+
+def text_of(fam):
+    return "encode(v, 'hex')" if fam == "bytea" else "v::text"
+
+
+@pytest.fixture(scope="module")
+def families(conn):
+    """fam -> the N Python values; the server has table xc.v_<fam> and the filters."""
+    out = {}
+    for fam, expr in FAMILIES.items():
+        conn.execute("CREATE TABLE xc.v_%s AS SELECT i, %s AS v FROM generate_series(1, %d) i"
+                     % (fam, expr, N))
+        rows = conn.execute("SELECT %s FROM xc.v_%s ORDER BY i" % (text_of(fam), fam)).fetchall()
+        out[fam] = [value(fam, r[0]) for r in rows]
+        for shape, (cap, b, f, ss, n, full) in SHAPES.items():
+            if fam == "bool" and full:
+                continue      # two values cannot fill a filter
+            conn.execute(
+                "INSERT INTO xc.filters SELECT %%s, %%s, (r).filt, (r).added FROM "
+                "(SELECT xc.fill(cuckoo_create(%d, 0.01, %d, %d, 500, %s), array_agg(v ORDER BY i), %s) r "
+                " FROM xc.v_%s WHERE i <= %d) s" % (cap, b, f, ss, full, fam, n if fam != "bool" else 1),
+                (fam, shape))
+    return out
+
+
+def sql_answers(conn, fam, table, where):
+    """cuckoo_contains of every value of the family, as a string of 0 and 1."""
+    return conn.execute(
+        "SELECT string_agg(CASE WHEN cuckoo_contains(f, v) THEN '1' ELSE '0' END, '' ORDER BY i) "
+        "FROM %s t, xc.v_%s WHERE %s" % (table, fam, where)).fetchone()[0]
+
+
+def client_answers(flt, values):
+    return "".join("1" if x else "0" for x in flt.contains_many(values))
+
+
+def shapes_of(conn, fam):
+    return conn.execute("SELECT shape, f::bytea, members, (cuckoo_info(f)).is_full FROM xc.filters "
+                        "WHERE fam = %s ORDER BY shape", (fam,)).fetchall()
+
+
+@pytest.mark.parametrize("fam", list(FAMILIES))
+def test_probes_agree(conn, families, fam):
+    values = families[fam]
+    shapes = shapes_of(conn, fam)
+    assert len(shapes) == (6 if fam == "bool" else 9)
+    for shape, data, members, is_full in shapes:
+        flt = pgcuckoo.Filter.from_bytes(data)
+        assert flt.info()["is_full"] == is_full == SHAPES[shape][5] or fam == "bool"
+        mine = client_answers(flt, values)
+        theirs = sql_answers(conn, fam, "xc.filters",
+                             "t.fam = '%s' AND t.shape = '%s'" % (fam, shape))
+        assert mine == theirs, "%s %s: %d answers differ" % (
+            fam, shape, sum(a != b for a, b in zip(mine, theirs)))
+        assert "0" not in mine[:members], "false negative"
+        if fam != "bool":
+            # values equal to a member (dates repeat) are true positives
+            inside = set(values[:members])
+            rest = [a for a, v in zip(mine[members:], values[members:]) if v not in inside]
+            assert rest.count("1") <= 2 * flt.info()["expected_fpr"] * len(rest) + 50, \
+                "implausible false-positive rate"
+
+
+def send_back(conn, fam, shape, data):
+    """The client's bytes into the server by the bytea cast and by binary COPY."""
+    conn.execute("INSERT INTO xc.back VALUES (%s, %s, 'cast', %s::bytea::cuckoofilter)",
+                 (fam, shape, data))
+    with conn.cursor() as cur:
+        with cur.copy("COPY xc.back (fam, shape, how, f) FROM STDIN (FORMAT BINARY)") as cp:
+            cp.set_types(["text", "text", "text", "bytea"])
+            cp.write_row((fam, shape, "copy", data))
+
+
+@pytest.mark.parametrize("fam", list(FAMILIES))
+def test_changes_go_back(conn, families, fam):
+    values = families[fam]
+    for shape, data, members, is_full in shapes_of(conn, fam):
+        flt = pgcuckoo.Filter.from_bytes(data)
+        # row numbers (0-based) of the values removed, added, added if absent
+        if fam == "bool":
+            removes, adds, absent = [1], [0], [0]
+        elif is_full:
+            # room first: removing members moves the victim back into the table
+            removes, adds, absent = [0, 1, 2], [members, members + 1], []
+        else:
+            removes = list(range(members // 10))
+            adds = list(range(N - 100, N))
+            absent = list(range(members // 2, members // 2 + 50)) + list(range(N - 200, N - 150))
+        def apply():
+            g = flt
+            for j in removes:
+                g = g.remove(values[j])
+            for j in adds:
+                g = g.add(values[j])
+            for j in absent:
+                g = g.add_if_absent(values[j])
+            return g
+
+        try:
+            changed = apply()
+        except pgcuckoo.FilterFullError:
+            # a full filter may stay full: the server must refuse the same add
+            assert is_full
+            with pytest.raises(psycopg.errors.ProgramLimitExceeded):
+                conn.execute("SELECT cuckoo_add_array(cuckoo_remove_array(f, ARRAY(SELECT v FROM xc.v_%s "
+                             "WHERE i = ANY(%%s) ORDER BY i)), ARRAY(SELECT v FROM xc.v_%s WHERE i = ANY(%%s) "
+                             "ORDER BY i)) FROM xc.filters WHERE fam = %%s AND shape = %%s" % (fam, fam),
+                             ([j + 1 for j in removes], [j + 1 for j in adds], fam, shape))
+            adds = []
+            changed = apply()
+        mine = changed.to_bytes()
+        assert flt.to_bytes() == data             # the original is unchanged
+        conn.execute("DELETE FROM xc.back")
+        send_back(conn, fam, shape, mine)
+        # the server's own result of the same changes, in the same order
+        arr = ("(SELECT array_agg(v ORDER BY o) FROM unnest(%s::int[]) WITH ORDINALITY u(j, o) "
+               "JOIN xc.v_{0} ON i = j)").format(fam)
+        same = conn.execute(
+            "SELECT bool_and(b.f = cuckoo_add_if_absent_array(cuckoo_add_array(cuckoo_remove_array("
+            "x.f, " + arr + "), " + arr + "), " + arr + ")), count(*), bool_and(b.f::bytea = %s) "
+            "FROM xc.back b, xc.filters x WHERE x.fam = %s AND x.shape = %s",
+            ([j + 1 for j in removes], [j + 1 for j in adds], [j + 1 for j in absent],
+             mine, fam, shape)).fetchone()
+        assert same == (True, 2, True), "%s %s: the server's changes differ" % (fam, shape)
+        want = client_answers(changed, values)
+        for how in ("cast", "copy"):
+            got = sql_answers(conn, fam, "xc.back", "t.how = '%s'" % how)
+            assert got == want, "%s %s %s" % (fam, shape, how)
+
+
+@pytest.mark.parametrize("fam", list(FAMILIES))
+def test_union_agrees(conn, families, fam):
+    values = families[fam]
+    for shape, data, members, is_full in shapes_of(conn, fam):
+        if is_full or fam == "bool":
+            continue
+        a = pgcuckoo.Filter.from_bytes(data)
+        b = pgcuckoo.Filter.from_bytes(data)
+        for v in values[members:members + members // 4]:
+            b.add_in_place(v)
+        mine = a.union(b).to_bytes()
+        theirs = conn.execute("SELECT cuckoo_union(%s::bytea::cuckoofilter, %s::bytea::cuckoofilter)::bytea",
+                              (a.to_bytes(), b.to_bytes())).fetchone()[0]
+        assert mine == theirs, "%s %s" % (fam, shape)
+
+
+@pytest.mark.parametrize("fam,fpr,n", [
+    ("int8", 0.01, N), ("text", 0.01, N), ("int8", 0.3, 20000), ("numeric", 0.001, 20000),
+    ("bytea", 0.05, 20000), ("uuid", 0.0001, 20000), ("date", 0.01, 20000),
+    ("timestamp", 0.01, 20000), ("timestamptz", 0.02, 20000), ("bool", 0.01, 20000),
+    ("float8", 1e-6, 20000), ("text", 0.5, 3)])
+def test_build_equals_cuckoo_agg(conn, families, fam, fpr, n):
+    theirs = conn.execute("SELECT cuckoo_agg(v, %%s)::bytea FROM xc.v_%s WHERE i <= %d" % (fam, n),
+                          (fpr,)).fetchone()[0]
+    assert pgcuckoo.build(families[fam][:n], fpr).to_bytes() == theirs
+
+
+def test_empty_build_equals_cuckoo_agg(conn, families):
+    theirs = conn.execute("SELECT cuckoo_agg(v, 0.001)::bytea FROM xc.v_text WHERE false").fetchone()[0]
+    assert pgcuckoo.build([], 0.001, kind="text").to_bytes() == theirs
+
+
+def test_hashes_agree(conn, families):
+    for fam in FAMILIES:
+        theirs = [r[0] for r in conn.execute(
+            "SELECT cuckoo_hash(v) FROM xc.v_%s WHERE i <= 5000 ORDER BY i" % fam)]
+        assert [pgcuckoo.cuckoo_hash(v) for v in families[fam][:5000]] == theirs, fam
