@@ -9,7 +9,7 @@
  *                       [log2_buckets_large (default 24)]
  */
 #define _GNU_SOURCE
-#include "cuckoo_core.h"
+#include "cf.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include "varatt.h"			/* struct varatt_external moved here in 16 */
 #endif
 
-#include "cuckoo_core.h"
+#include "cf.h"
 
 /*
  * The cuckoofilter varlena: the core's serialised form behind the usual

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuckoo_core.h"
+#include "cf.h"
 
 #define FZ_CHECK(cond, ...) \
 	do { \

@@ -15,7 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cuckoo_core.h"
+#include "cf.h"
 
 #include <inttypes.h>
 #include <math.h>
