@@ -1,7 +1,21 @@
 /*
  * cuckoo.h
- *     The boundary between the plain-C core (cuckoo_core.h) and PostgreSQL:
- *     the varlena type, value hashing, and helpers shared by the fmgr files.
+ *     The boundary between the plain-C core (core/cf.h) and PostgreSQL: the
+ *     varlena type, the per-call-site cache, and the externs of the glue
+ *     files, grouped by the file that defines them.
+ *
+ * Naming: a C function called cuckoo_* is an SQL entry point (its name is
+ * the SQL function's, cuckoo--1.0.sql binds it by name); the helpers the
+ * glue files share are named after what they work on: filter_* (a filter
+ * value), value_* (an SQL value and its hash), arg_* (a function argument,
+ * cached per call site), plan_* (the parameters of a new filter).
+ *
+ * Layers, each using only those below it:
+ *     cuckoo_funcs.c cuckoo_agg.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_arg.c        per-call-site cache: detoast, probe view, hasher
+ *     cuckoo_hash.c       SQL values -> 64-bit hashes
+ *     cuckoo_utils.c      _PG_init, allocation, errors, parameter planning
+ *     core/               the filter itself, no PostgreSQL header
  */
 #ifndef CUCKOO_H
 #define CUCKOO_H
@@ -33,6 +47,17 @@ typedef struct CuckooFilter
 #define PG_GETARG_CUCKOO_P_COPY(n)	DatumGetCuckooFilterPCopy(PG_GETARG_DATUM(n))
 #define PG_RETURN_CUCKOO_P(x)	PG_RETURN_POINTER(x)
 
+/*
+ * Assertion builds (--enable-cassert) check every filter the glue hands to or
+ * takes from the core in full (cf_validate); tdigest's AssertCheckTDigest
+ * is the model.  Other builds compile the check away.
+ */
+#ifdef USE_ASSERT_CHECKING
+#define AssertCheckFilter(cf, where)	cf_assert_valid((cf), (where))
+#else
+#define AssertCheckFilter(cf, where)	((void) 0)
+#endif
+
 /* How one SQL type is turned into the 64-bit hash the filter uses. */
 typedef struct ValueHasher
 {
@@ -44,8 +69,8 @@ typedef struct ValueHasher
 	FmgrInfo	proc;			/* extended hash or output function */
 } ValueHasher;
 
-/* What a call site keeps in fn_extra between rows. */
-typedef struct CuckooCallCache
+/* What a call site keeps in fn_extra between rows (cuckoo_arg.c). */
+typedef struct CallSiteCache
 {
 	ValueHasher hasher;
 	bool		hasher_valid;
@@ -62,47 +87,113 @@ typedef struct CuckooCallCache
 	size_t		view_len;
 	uint8		view_header[CF_HEADER_SIZE];
 	cf_filter	view;
-} CuckooCallCache;
+} CallSiteCache;
+
+/* cuckoo_utils.c */
+extern void *filter_alloc(MemoryContext cxt, Size size);
+extern CuckooFilter *filter_new(const cf_params *p);
+extern void filter_open(cf_filter *cf, CuckooFilter *v);
+extern void filter_report_status(cf_status st, const cf_filter *cf,
+								 const cf_filter *other);
+extern void filter_union_into(cf_filter *dst, const cf_filter *src);
+extern void plan_check_fpr(double fpr);
+extern uint32 plan_fp_bits(double fpr, uint32 bucket_size, double load,
+						   const char *for_what);
+extern void plan_params(int64 capacity, double fpr, int bucket_size,
+						int fingerprint_bits, bool fp_given,
+						int max_kicks, bool semisort, cf_params *p);
+
+#define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
+
+/* cuckoo_hash.c */
+extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
+							  MemoryContext mcxt);
+extern uint64 value_hash(ValueHasher *vh, Datum value);
+extern bool filter_kind_matches(const cf_filter *cf, const ValueHasher *vh);
+extern void filter_check_kind(const cf_filter *cf, const ValueHasher *vh);
+
+/* cuckoo_hashset.c: the state of cuckoo_agg(value [, fpr]) */
+#define HASHSET_BUF_MIN		65536
+#define HASHSET_CHUNK		4096	/* hashes a reader hands out at a time */
+
+typedef struct HashSetState
+{
+	uint64	   *sorted;			/* distinct hashes, ascending */
+	int64		nsorted;
+	int64		sorted_cap;
+	uint64	   *buf;			/* unsorted, may repeat */
+	int64		nbuf;
+	int64		buf_cap;
+	double		fpr;
+	uint16		kind;
+	uint32		type_tag;
+	MemoryContext cxt;
+} HashSetState;
+
+typedef struct HashSetReader
+{
+	const uint64 *a;
+	int64		na,
+				ia;
+	uint64	   *b;				/* the copy, owned by the reader */
+	int64		nb,
+				ib;
+} HashSetReader;
+
+extern void *hashset_alloc(MemoryContext cxt, int64 n);
+extern HashSetState *hashset_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag);
+extern void hashset_flush(HashSetState *s);
+extern void hashset_merge_sorted(HashSetState *s, const uint64 *b, int64 nb);
+extern int64 hashset_count(const HashSetState *s);
+extern void hashset_reader_open(HashSetReader *r, const HashSetState *s);
+extern int64 hashset_reader_read(HashSetReader *r, uint64 *out, int64 max);
+extern void hashset_reader_rewind(HashSetReader *r);
+extern void hashset_reader_close(HashSetReader *r);
+
+/* Adds one hash (inline: called per row). */
+static inline void
+hashset_add(HashSetState *s, uint64 h)
+{
+	if (unlikely(s->nbuf == s->buf_cap))
+	{
+		if (s->buf_cap < HASHSET_BUF_MIN && s->nsorted == 0)
+		{
+			/* small inputs: grow the first buffer before sorting anything */
+			s->buf_cap *= 4;
+			s->buf = repalloc(s->buf, (Size) s->buf_cap * sizeof(uint64));
+		}
+		else
+			hashset_flush(s);
+	}
+	s->buf[s->nbuf++] = h;
+}
+
+/* cuckoo_arg.c */
+extern ValueHasher *arg_hasher_init(FunctionCallInfo fcinfo, int argno);
+extern ValueHasher *arg_array_hasher(FunctionCallInfo fcinfo, int argno);
+extern CuckooFilter *arg_filter(FunctionCallInfo fcinfo, int argno);
+extern const cf_filter *arg_probe_view(FunctionCallInfo fcinfo, int argno,
+									   ValueHasher *vh);
 
 /* The call site's cache, allocated on first use (inline: called per row). */
-static inline CuckooCallCache *
-cuckoo_call_cache(FunctionCallInfo fcinfo)
+static inline CallSiteCache *
+arg_cache(FunctionCallInfo fcinfo)
 {
 	if (unlikely(fcinfo->flinfo->fn_extra == NULL))
 		fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CuckooCallCache));
-	return (CuckooCallCache *) fcinfo->flinfo->fn_extra;
+			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSiteCache));
+	return (CallSiteCache *) fcinfo->flinfo->fn_extra;
 }
-
-/* cuckoo_hash.c */
-extern void cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
-							   MemoryContext mcxt);
-extern uint64 cuckoo_hash_datum(ValueHasher *vh, Datum value);
-extern ValueHasher *cuckoo_hasher_for_arg_init(FunctionCallInfo fcinfo, int argno);
-extern ValueHasher *cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno);
-extern void cuckoo_check_kind(const cf_filter *cf, const ValueHasher *vh);
-extern bool cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh);
 
 /* The hasher for argument argno (of a polymorphic function), cached. */
 static inline ValueHasher *
-cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno)
+arg_hasher(FunctionCallInfo fcinfo, int argno)
 {
-	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
+	CallSiteCache *cc = arg_cache(fcinfo);
 
 	if (likely(cc->hasher_valid))
 		return &cc->hasher;
-	return cuckoo_hasher_for_arg_init(fcinfo, argno);
+	return arg_hasher_init(fcinfo, argno);
 }
-
-/* cuckoo_type.c */
-extern CuckooFilter *cuckoo_new(const cf_params *p);
-extern void cuckoo_open(cf_filter *cf, CuckooFilter *v);
-extern CuckooFilter *cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno);
-extern const cf_filter *cuckoo_probe_arg(FunctionCallInfo fcinfo, int argno,
-										 ValueHasher *vh);
-extern void cuckoo_report_status(cf_status st, const cf_filter *cf);
-extern void cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
-							   int fingerprint_bits, bool fp_given,
-							   int max_kicks, bool semisort, cf_params *p);
 
 #endif							/* CUCKOO_H */

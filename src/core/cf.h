@@ -98,6 +98,7 @@ extern uint32_t cf_round_buckets(uint64_t min_buckets);
 extern bool cf_buckets_representable(uint64_t m);
 extern uint32_t cf_buckets_for_capacity(uint64_t capacity, uint32_t bucket_size);
 extern int	cf_fp_bits_for_fpr(double fpr, uint32_t bucket_size);
+extern int	cf_fp_bits_for_fpr_at(double fpr, uint32_t bucket_size, double load);
 extern size_t cf_bucket_bits(uint32_t bucket_size, uint32_t fp_bits, bool semisort);
 extern uint64_t cf_data_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
 extern uint64_t cf_total_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);

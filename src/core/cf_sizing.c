@@ -97,15 +97,22 @@ cf_expected_fpr(uint32_t bucket_size, uint32_t fp_bits, double load)
 	return -expm1(2.0 * bucket_size * load * log1p(-1.0 / range));
 }
 
+/* The fewest fingerprint bits whose rate at this load is at most fpr; -1 if
+ * even CF_MAX_FP_BITS bits are not enough. */
 int
-cf_fp_bits_for_fpr(double fpr, uint32_t bucket_size)
+cf_fp_bits_for_fpr_at(double fpr, uint32_t bucket_size, double load)
 {
-	double		load = cf_target_load(bucket_size);
-
 	for (int f = CF_MIN_FP_BITS; f <= CF_MAX_FP_BITS; f++)
 		if (cf_expected_fpr(bucket_size, (uint32_t) f, load) <= fpr)
 			return f;
 	return -1;
+}
+
+/* The same at the load a filter is sized for (cf_target_load). */
+int
+cf_fp_bits_for_fpr(double fpr, uint32_t bucket_size)
+{
+	return cf_fp_bits_for_fpr_at(fpr, bucket_size, cf_target_load(bucket_size));
 }
 
 size_t
