@@ -55,10 +55,9 @@ cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp)
  * its own alternate bucket, it moves there and fp takes its place.  The (up
  * to) 2b alternate buckets are requested from memory together, so this costs
  * about one memory round trip where each step of a random walk costs one of
- * its own; near full load it settles most inserts that need a kick.  Filling
- * 2.6M buckets to load 0.95 took 72-91 ns per insert instead of 116-139 ns
- * here (alternating runs).  Deterministic: candidates are tried in bucket and
- * slot order.  Counts as the first of max_kicks.
+ * its own; near full load it settles most inserts that need a kick (fills
+ * got about 1.5x faster: docs/BENCHMARKS.md).  Deterministic: candidates are
+ * tried in bucket and slot order.  Counts as the first of max_kicks.
  */
 static bool
 move_one_aside(cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
