@@ -100,6 +100,25 @@ ref_put_field(uint8_t *buf, unsigned off, unsigned width, uint64_t v)
 	}
 }
 
+/* The parameters of a new filter, field by field (for cf_check_params, cf_init). */
+static inline cf_params
+ref_params(uint32_t m, uint32_t b, uint32_t f, bool ss, uint32_t kicks,
+		   uint16_t kind, uint32_t tag, uint64_t cap)
+{
+	cf_params	p;
+
+	memset(&p, 0, sizeof p);
+	p.num_buckets = m;
+	p.bucket_size = b;
+	p.fp_bits = f;
+	p.semisort = ss;
+	p.max_kicks = kicks;
+	p.kind = kind;
+	p.type_tag = tag;
+	p.capacity = cap;
+	return p;
+}
+
 /* ---- geometry ---- */
 
 /* m = c * 2^k with c < 256: the odd part of m is below 2^8. */

@@ -50,19 +50,10 @@ typedef struct gf
 static gf
 make(uint32_t m, uint32_t b, uint32_t f, bool ss, uint32_t kicks, uint16_t kind, uint32_t tag)
 {
-	cf_params	p;
+	cf_params	p = ref_params(m, b, f, ss, kicks, kind, tag, (uint64_t) m * b);
 	gf			g;
 	char		err[256];
 
-	memset(&p, 0, sizeof p);
-	p.num_buckets = m;
-	p.bucket_size = b;
-	p.fp_bits = f;
-	p.semisort = ss;
-	p.max_kicks = kicks;
-	p.kind = kind;
-	p.type_tag = tag;
-	p.capacity = (uint64_t) m * b;
 	if (!cf_check_params(&p, err, sizeof err))
 	{
 		fprintf(stderr, "gen_corpus: %s\n", err);
