@@ -28,7 +28,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Every object depends on the headers (PGXS tracks no header dependencies).
-$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h
+$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h src/cuckoo_arg.h src/cuckoo_hashset.h
 
 # The core's own tests need no server.
 .PHONY: unittest

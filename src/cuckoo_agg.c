@@ -19,7 +19,8 @@
  * Transition functions update their state in place, in the aggregate
  * context; final functions never change the state's contents.
  */
-#include "cuckoo.h"
+#include "cuckoo_arg.h"
+#include "cuckoo_hashset.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
  *     the same filter comes back row after row, and the hasher of a value
  *     argument, set up on the first row.
  */
-#include "cuckoo.h"
+#include "cuckoo_arg.h"
 
 #include "access/detoast.h"
 #include "utils/lsyscache.h"

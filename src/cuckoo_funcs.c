@@ -8,7 +8,7 @@
  * the filter unchanged, so UPDATE ... SET f = cuckoo_add(f, x) can never
  * wipe a stored filter.
  */
-#include "cuckoo.h"
+#include "cuckoo_arg.h"
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"

@@ -1,7 +1,7 @@
 /*
  * cuckoo_hashset.c
  *     The state of cuckoo_agg(value [, fpr]): the set of distinct 64-bit
- *     hashes seen (HashSetState, declared in cuckoo.h).
+ *     hashes seen (HashSetState, declared in cuckoo_hashset.h).
  *
  * The set is a sorted array without duplicates plus an append-only buffer of
  * the latest hashes.  A transition appends (sequential memory, no probing);
@@ -15,7 +15,7 @@
  * the transition and combine ever changes a state: serialisation and the
  * final function merge a sorted copy of the buffer on the fly.
  */
-#include "cuckoo.h"
+#include "cuckoo_hashset.h"
 
 #include "miscadmin.h"
 #include "utils/memutils.h"

@@ -15,7 +15,8 @@
  * Files: cf_header.c (construction, views, header fields), cf_validate.c
  * (checks of untrusted bytes), cf_table.c (the item operations),
  * cf_union.c (union, shrink, rehash), cf_sizing.c, cf_semisort.c,
- * cf_base64.c; cf_internal.h holds the inline helpers they share.
+ * cf_base64.c; cf_internal.h holds the inline helpers they share, cf_table.h
+ * what cf_table.c lends cf_union.c.
  */
 #ifndef CF_H
 #define CF_H

@@ -18,10 +18,12 @@
 #define CF_ALWAYS_INLINE inline __attribute__((always_inline))
 /* shared between the core's files only: no PLT or GOT indirection */
 #define CF_HIDDEN __attribute__((visibility("hidden")))
+#define CF_UNUSED __attribute__((unused))
 #else
 #define CF_NOINLINE
 #define CF_ALWAYS_INLINE inline
 #define CF_HIDDEN
+#define CF_UNUSED
 #endif
 
 /* Lets the host cancel loops whose length grows with the filter (cf.h). */
@@ -359,8 +361,19 @@ ss_word_has_fp(const cf_filter *cf, uint64_t w, uint32_t fp)
 	return (mn & ml) != 0;
 }
 
-/* Buckets that do not fit one 64-bit load (cf_table.c). */
-extern bool cf_bucket_has_fp_slow(const cf_filter *cf, uint32_t i, uint32_t fp) CF_HIDDEN;
+/* Buckets that do not fit one 64-bit load: decoded, then compared.  Out of
+ * line, so the word-wide test stays small where it is inlined. */
+static CF_NOINLINE CF_UNUSED bool
+bucket_has_fp_slow(const cf_filter *cf, uint32_t i, uint32_t fp)
+{
+	uint32_t	fps[8];
+
+	read_bucket(cf, i, fps);
+	for (uint32_t j = 0; j < cf->b; j++)
+		if (fps[j] == fp)
+			return true;
+	return false;
+}
 
 static CF_ALWAYS_INLINE bool
 bucket_has_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
@@ -380,7 +393,7 @@ bucket_has_fp(const cf_filter *cf, uint32_t i, uint32_t fp)
 		}
 		return ss_word_has_fp(cf, w & cf->bucket_mask, fp);
 	}
-	return cf_bucket_has_fp_slow(cf, i, fp);
+	return bucket_has_fp_slow(cf, i, fp);
 }
 
 /*
@@ -613,16 +626,5 @@ prefetch_bucket(const cf_filter *cf, uint32_t i)
 	prefetch_in(cf->data, cf->bucket_bits, i);
 }
 
-
-/* ------------------------------------------------------------------------
- * Shared between cf_table.c and cf_union.c
- * ------------------------------------------------------------------------ */
-
-/* Stores fp with first candidate bucket i1 (cf_table.c). */
-extern cf_status cf_insert_fingerprint(cf_filter *cf, uint32_t i1, uint32_t fp,
-									   uint64_t seed, bool check_copies) CF_HIDDEN;
-/* Copies of fp in the pair (i1, i2), the victim slot included (cf_table.c). */
-extern uint32_t cf_pair_count(const cf_filter *cf, uint32_t i1, uint32_t i2,
-							  uint32_t fp) CF_HIDDEN;
 
 #endif							/* CF_INTERNAL_H */

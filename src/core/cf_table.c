@@ -6,7 +6,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_internal.h"
+#include "cf_table.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -24,18 +24,6 @@ cf_hash_u64(uint64_t v)
 
 	wr64(b, v);
 	return XXH3_64bits(b, 8);
-}
-
-CF_NOINLINE bool
-cf_bucket_has_fp_slow(const cf_filter *cf, uint32_t i, uint32_t fp)
-{
-	uint32_t	fps[8];
-
-	read_bucket(cf, i, fps);
-	for (uint32_t j = 0; j < cf->b; j++)
-		if (fps[j] == fp)
-			return true;
-	return false;
 }
 
 void

@@ -6,7 +6,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_internal.h"
+#include "cf_table.h"
 
 #include <math.h>
 
