@@ -32,29 +32,41 @@ next_key(void)
 	return z ^ (z >> 31);
 }
 
-/* Keys 1 .. N_INSERT of seed 1, inserted; returns how many were stored. */
-static __attribute__((noinline)) unsigned
-phase_insert(cf_filter *cf)
-{
-	unsigned	n = 0;
-
-	key_state = 1;
-	for (unsigned i = 0; i < N_INSERT; i++)
-		n += cf_insert(cf, next_key()) == CF_OK;
-	return n;
+/*
+ * The phases, one function each (never inlined), so that callgrind counts
+ * them apart; the plain and the semi-sorted filter get copies of the same
+ * definitions.
+ */
+#define PHASE_INSERT(name) \
+static __attribute__((noinline)) unsigned \
+name(cf_filter *cf) \
+{ \
+	unsigned	n = 0; \
+\
+	key_state = 1; \
+	for (unsigned i = 0; i < N_INSERT; i++) \
+		n += cf_insert(cf, next_key()) == CF_OK; \
+	return n; \
 }
 
 /* Keys of another seed: absent (a hit is a false positive). */
-static __attribute__((noinline)) unsigned
-phase_lookup_absent(const cf_filter *cf)
-{
-	unsigned	n = 0;
-
-	key_state = 99;
-	for (unsigned i = 0; i < N_LOOKUP; i++)
-		n += cf_contains(cf, next_key());
-	return n;
+#define PHASE_LOOKUP_ABSENT(name) \
+static __attribute__((noinline)) unsigned \
+name(const cf_filter *cf) \
+{ \
+	unsigned	n = 0; \
+\
+	key_state = 99; \
+	for (unsigned i = 0; i < N_LOOKUP; i++) \
+		n += cf_contains(cf, next_key()); \
+	return n; \
 }
+
+/* Keys 1 .. N_INSERT of seed 1, inserted; returns how many were stored. */
+PHASE_INSERT(phase_insert)
+PHASE_INSERT(phase_ss_insert)
+PHASE_LOOKUP_ABSENT(phase_lookup_absent)
+PHASE_LOOKUP_ABSENT(phase_ss_lookup_absent)
 
 /* The inserted keys, four times over: present. */
 static __attribute__((noinline)) unsigned
@@ -68,30 +80,6 @@ phase_lookup_present(const cf_filter *cf)
 		for (unsigned i = 0; i < N_INSERT; i++)
 			n += cf_contains(cf, next_key());
 	}
-	return n;
-}
-
-/* The same two phases for the semi-sorted filter (separate functions, so
- * that callgrind counts them apart). */
-static __attribute__((noinline)) unsigned
-phase_ss_insert(cf_filter *cf)
-{
-	unsigned	n = 0;
-
-	key_state = 1;
-	for (unsigned i = 0; i < N_INSERT; i++)
-		n += cf_insert(cf, next_key()) == CF_OK;
-	return n;
-}
-
-static __attribute__((noinline)) unsigned
-phase_ss_lookup_absent(const cf_filter *cf)
-{
-	unsigned	n = 0;
-
-	key_state = 99;
-	for (unsigned i = 0; i < N_LOOKUP; i++)
-		n += cf_contains(cf, next_key());
 	return n;
 }
 
