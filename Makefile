@@ -1,8 +1,13 @@
 # cuckoo: a cuckoo filter type for PostgreSQL (PGXS build)
 EXTENSION = cuckoo
 MODULE_big = cuckoo
-OBJS = src/cuckoo_core.o src/cuckoo_hash.o src/cuckoo_type.o \
-       src/cuckoo_funcs.o src/cuckoo_agg.o src/cuckoo_planner.o
+# the plain-C core (src/core/, no PostgreSQL header), then the fmgr glue
+CORE_OBJS = src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
+       src/core/cf_union.o src/core/cf_sizing.o src/core/cf_semisort.o \
+       src/core/cf_base64.o
+OBJS = $(CORE_OBJS) src/cuckoo_utils.o src/cuckoo_hash.o src/cuckoo_arg.o \
+       src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o \
+       src/cuckoo_hashset.o src/cuckoo_planner.o
 DATA = cuckoo--1.0.sql
 PGFILEDESC = "cuckoo - cuckoo filter type"
 
@@ -11,10 +16,11 @@ TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = setup $(filter-out setup,$(patsubst sql/%.sql,%,$(TESTS)))
 REGRESS_OPTS = --inputdir=.
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -I$(srcdir)/src/core
 PG_CFLAGS = -std=gnu99
 # -Bsymbolic: calls between the library's own files bind directly, not
-# through the PLT (the per-row probe crosses four files).
+# through the PLT (the per-row probe crosses four files).  The core's
+# own shared helpers are hidden (CF_HIDDEN in src/core/cf_internal.h).
 SHLIB_LINK = -lm -Wl,-Bsymbolic
 
 PG_CONFIG ?= pg_config
@@ -22,7 +28,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Every object depends on the headers (PGXS tracks no header dependencies).
-$(OBJS): src/cuckoo_core.h src/cuckoo.h
+$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h src/cuckoo_arg.h src/cuckoo_hashset.h
 
 # The core's own tests need no server.
 .PHONY: unittest

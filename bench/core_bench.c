@@ -9,7 +9,7 @@
  *                       [log2_buckets_large (default 24)]
  */
 #define _GNU_SOURCE
-#include "cuckoo_core.h"
+#include "cf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +47,7 @@ typedef struct
 
 /*
  * Filters of 4 MB and more get transparent huge pages advised, as the
- * extension does (src/cuckoo_type.c), unless huge_pages is off; the ops
+ * extension does (src/cuckoo_utils.c), unless huge_pages is off; the ops
  * table measures large filters both ways.
  */
 static bool huge_pages = true;

@@ -19,10 +19,10 @@ if ! [[ $ROWS =~ ^[0-9]+$ ]] || ((ROWS < 10000)); then
   echo "usage: bash bench/sql_bench.sh [ROWS]   (ROWS >= 10000, default 10000000)" >&2
   exit 2
 fi
-PG_MAJOR=15
+. test/lib.sh    # PG_MAJOR, PGV_PORT
 PGBIN=/usr/lib/postgresql/$PG_MAJOR
 # A temporary cluster (-t) on a port of its own, so it can run beside other clusters.
-PORT=$((20000 + $$ % 20000))
+PORT=$PGV_PORT
 
 log() { printf '[sql_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 

@@ -3,11 +3,11 @@
 # throwaway PostgreSQL cluster and run the getting-started demo in it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PG_MAJOR="${PG_MAJOR:-15}"
-# A temporary cluster (-t) on a port of its own, so that runs can overlap.
-PGV_PORT="${PGV_PORT:-$((20000 + $$ % 20000))}"
+# PG_MAJOR, PG_CONFIG and PGV_PORT (a temporary cluster's port of its own, so
+# that runs can overlap)
+. test/lib.sh
 bash scripts/install-deps.sh
-export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
+export PG_CONFIG
 make -s PG_CONFIG="$PG_CONFIG" >/dev/null
 make -s PG_CONFIG="$PG_CONFIG" install >/dev/null
 # pg_virtualenv creates a temporary cluster, runs the command, and drops it.

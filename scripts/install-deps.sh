@@ -3,14 +3,14 @@
 # (run as root).
 # Installs only what is missing, so it is cheap to run again.
 set -euo pipefail
-PG_MAJOR="${PG_MAJOR:-15}"
+. "$(dirname "$0")/../test/lib.sh"   # PG_MAJOR
 pkgs=(build-essential "postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-common libxxhash-dev)
 # the test command also needs clang with libFuzzer, and valgrind for
-# test/regress_valgrind.sh (test/regress_asan.sh uses gcc's libasan, which
+# test/memcheck/regress_valgrind.sh (test/memcheck/regress_asan.sh uses gcc's libasan, which
 # build-essential brings)
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(clang libclang-rt-14-dev valgrind)
-  # test/clients.sh: the Python client's suite, and Node for the JavaScript one
+  # test/cluster/clients.sh: the Python client's suite, and Node for the JavaScript one
   pkgs+=(python3-pytest python3-psycopg python3-xxhash)
   command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi

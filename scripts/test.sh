@@ -6,11 +6,11 @@
 # "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-PG_MAJOR="${PG_MAJOR:-15}"
-# A temporary cluster (-t) on a port of its own, so that runs can overlap.
-PGV_PORT="${PGV_PORT:-$((20000 + $$ % 20000))}"
+# PG_MAJOR, PG_CONFIG and PGV_PORT (a temporary cluster's port of its own, so
+# that runs can overlap)
+. test/lib.sh
 bash scripts/install-deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
-export PG_CONFIG="/usr/lib/postgresql/$PG_MAJOR/bin/pg_config"
+export PG_CONFIG
 log=$(mktemp -d)
 passed=0
 failed=0
@@ -78,16 +78,16 @@ passed=$((passed + rp)); failed=$((failed + rf))
 
 # The pg_regress suite again, against a private server that has loaded a
 # cuckoo.so built with ASan+UBSan (docs/MEMORY_CHECKS.md; the system install
-# is not touched).  valgrind: bash test/regress_valgrind.sh, by hand (~30 min).
-bash test/regress_asan.sh >"$log/regress_asan.log" 2>&1
+# is not touched).  valgrind: bash test/memcheck/regress_valgrind.sh, by hand (~30 min).
+bash test/memcheck/regress_asan.sh >"$log/regress_asan.log" 2>&1
 grep -E '^not ok|runtime error|ERROR: AddressSanitizer' "$log/regress_asan.log" | head -20 | sed 's/^/    /'
 count regress_asan "$log/regress_asan.log"
 
-# in_cluster NAME SHOW SCRIPT: runs test/SCRIPT in a throwaway cluster of its
+# in_cluster NAME SHOW SCRIPT: runs test/cluster/SCRIPT in a throwaway cluster of its
 # own, shows its lines matching SHOW (and every "not ok"), adds its summary.
 in_cluster() {
   local name=$1 show=$2 script=$3
-  pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash "test/$script" >"$log/$name.log" 2>&1
+  pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" bash "test/cluster/$script" >"$log/$name.log" 2>&1
   grep -E "^not ok|$show" "$log/$name.log" | sed 's/^/    /'
   count "$name" "$log/$name.log"
 }

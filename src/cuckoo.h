@@ -1,7 +1,26 @@
 /*
  * cuckoo.h
- *     The boundary between the plain-C core (cuckoo_core.h) and PostgreSQL:
- *     the varlena type, value hashing, and helpers shared by the fmgr files.
+ *     The boundary between the plain-C core (core/cf.h) and PostgreSQL: the
+ *     varlena type, the value hasher, and the externs of the glue files,
+ *     grouped by the file that defines them.  The per-call-site cache of the
+ *     SQL functions' arguments (cuckoo_arg.h) and cuckoo_agg's state
+ *     (cuckoo_hashset.h) have headers of their own, each with the inline
+ *     per-row path of its file.
+ *
+ * Naming: a C function called cuckoo_* is an SQL entry point (its name is
+ * the SQL function's, cuckoo--1.0.sql binds it by name); the helpers the
+ * glue files share are named after what they work on: filter_* (a filter
+ * value), value_* (an SQL value and its hash), arg_* (a function argument,
+ * cached per call site), plan_* (the parameters of a new filter), hashset_*
+ * (cuckoo_agg's state).
+ *
+ * Layers, each using only those below it:
+ *     cuckoo_funcs.c cuckoo_agg.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_arg.c (.h)   per-call-site cache: detoast, probe view, hasher
+ *     cuckoo_hashset.c (.h) cuckoo_agg's state, a sorted set of hashes
+ *     cuckoo_hash.c       SQL values -> 64-bit hashes
+ *     cuckoo_utils.c      _PG_init, allocation, errors, parameter planning
+ *     core/               the filter itself, no PostgreSQL header
  */
 #ifndef CUCKOO_H
 #define CUCKOO_H
@@ -13,7 +32,7 @@
 #include "varatt.h"			/* struct varatt_external moved here in 16 */
 #endif
 
-#include "cuckoo_core.h"
+#include "cf.h"
 
 /*
  * The cuckoofilter varlena: the core's serialised form behind the usual
@@ -33,6 +52,17 @@ typedef struct CuckooFilter
 #define PG_GETARG_CUCKOO_P_COPY(n)	DatumGetCuckooFilterPCopy(PG_GETARG_DATUM(n))
 #define PG_RETURN_CUCKOO_P(x)	PG_RETURN_POINTER(x)
 
+/*
+ * Assertion builds (--enable-cassert) check every filter the glue hands to or
+ * takes from the core in full (cf_validate); tdigest's AssertCheckTDigest
+ * is the model.  Other builds compile the check away.
+ */
+#ifdef USE_ASSERT_CHECKING
+#define AssertCheckFilter(cf, where)	cf_assert_valid((cf), (where))
+#else
+#define AssertCheckFilter(cf, where)	((void) 0)
+#endif
+
 /* How one SQL type is turned into the 64-bit hash the filter uses. */
 typedef struct ValueHasher
 {
@@ -44,65 +74,27 @@ typedef struct ValueHasher
 	FmgrInfo	proc;			/* extended hash or output function */
 } ValueHasher;
 
-/* What a call site keeps in fn_extra between rows. */
-typedef struct CuckooCallCache
-{
-	ValueHasher hasher;
-	bool		hasher_valid;
-	/* the last out-of-line filter argument, detoasted once */
-	bool		toast_valid;
-	struct varatt_external toast_ptr;
-	CuckooFilter *toast_value;
-	/* the last compressed in-line filter argument and its decompressed form */
-	struct varlena *inline_raw;
-	CuckooFilter *inline_value;
-	/* the view of the last filter opened (NULL: none), keyed by its header */
-	CuckooFilter *view_value;
-	bool		view_kind_ok;	/* its kind matched the hasher's */
-	size_t		view_len;
-	uint8		view_header[CF_HEADER_SIZE];
-	cf_filter	view;
-} CuckooCallCache;
+/* cuckoo_utils.c */
+extern void *filter_alloc(MemoryContext cxt, Size size);
+extern CuckooFilter *filter_new(const cf_params *p);
+extern void filter_open(cf_filter *cf, CuckooFilter *v);
+extern void filter_report_status(cf_status st, const cf_filter *cf,
+								 const cf_filter *other);
+extern void filter_union_into(cf_filter *dst, const cf_filter *src);
+extern void plan_check_fpr(double fpr);
+extern uint32 plan_fp_bits(double fpr, uint32 bucket_size, double load,
+						   const char *for_what);
+extern void plan_params(int64 capacity, double fpr, int bucket_size,
+						int fingerprint_bits, bool fp_given,
+						int max_kicks, bool semisort, cf_params *p);
 
-/* The call site's cache, allocated on first use (inline: called per row). */
-static inline CuckooCallCache *
-cuckoo_call_cache(FunctionCallInfo fcinfo)
-{
-	if (unlikely(fcinfo->flinfo->fn_extra == NULL))
-		fcinfo->flinfo->fn_extra =
-			MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CuckooCallCache));
-	return (CuckooCallCache *) fcinfo->flinfo->fn_extra;
-}
+#define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
 
 /* cuckoo_hash.c */
-extern void cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
-							   MemoryContext mcxt);
-extern uint64 cuckoo_hash_datum(ValueHasher *vh, Datum value);
-extern ValueHasher *cuckoo_hasher_for_arg_init(FunctionCallInfo fcinfo, int argno);
-extern ValueHasher *cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno);
-extern void cuckoo_check_kind(const cf_filter *cf, const ValueHasher *vh);
-extern bool cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh);
-
-/* The hasher for argument argno (of a polymorphic function), cached. */
-static inline ValueHasher *
-cuckoo_hasher_for_arg(FunctionCallInfo fcinfo, int argno)
-{
-	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
-
-	if (likely(cc->hasher_valid))
-		return &cc->hasher;
-	return cuckoo_hasher_for_arg_init(fcinfo, argno);
-}
-
-/* cuckoo_type.c */
-extern CuckooFilter *cuckoo_new(const cf_params *p);
-extern void cuckoo_open(cf_filter *cf, CuckooFilter *v);
-extern CuckooFilter *cuckoo_getarg_cached(FunctionCallInfo fcinfo, int argno);
-extern const cf_filter *cuckoo_probe_arg(FunctionCallInfo fcinfo, int argno,
-										 ValueHasher *vh);
-extern void cuckoo_report_status(cf_status st, const cf_filter *cf);
-extern void cuckoo_plan_params(int64 capacity, double fpr, int bucket_size,
-							   int fingerprint_bits, bool fp_given,
-							   int max_kicks, bool semisort, cf_params *p);
+extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
+							  MemoryContext mcxt);
+extern uint64 value_hash(ValueHasher *vh, Datum value);
+extern bool filter_kind_matches(const cf_filter *cf, const ValueHasher *vh);
+extern void filter_check_kind(const cf_filter *cf, const ValueHasher *vh);
 
 #endif							/* CUCKOO_H */

@@ -8,7 +8,8 @@
  * encoding hashed with XXH3-64 (seed 0), which is stable across platforms,
  * PostgreSQL versions and dump/restore; any other type with a hash opclass
  * uses its extended hash function (seed 0), remixed.  docs/DESIGN.md lists
- * the encodings.
+ * the encodings.  The argument side (which hasher a call site uses) is in
+ * cuckoo_arg.c.
  */
 #include "cuckoo.h"
 
@@ -127,7 +128,7 @@ hash_uses_oids(Oid typid, int depth)
 
 /* Sets up hashing for values of type typid compared under collation. */
 void
-cuckoo_hasher_init(ValueHasher *vh, Oid typid, Oid collation, MemoryContext mcxt)
+value_hasher_init(ValueHasher *vh, Oid typid, Oid collation, MemoryContext mcxt)
 {
 	Oid			base = getBaseType(typid);
 
@@ -239,7 +240,7 @@ hash_cstring(const char *s)
 
 /* The 64-bit hash of a non-null value. */
 uint64
-cuckoo_hash_datum(ValueHasher *vh, Datum value)
+value_hash(ValueHasher *vh, Datum value)
 {
 	switch (vh->method)
 	{
@@ -327,54 +328,9 @@ cuckoo_hash_datum(ValueHasher *vh, Datum value)
 	return 0;					/* keep compiler quiet */
 }
 
-/* Fills the call site's hasher for typid (once: a call site's argument type
- * and collation never change). */
-static ValueHasher *
-init_cached_hasher(FunctionCallInfo fcinfo, CuckooCallCache *cc, Oid typid)
-{
-	cuckoo_hasher_init(&cc->hasher, typid, PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
-	cc->hasher_valid = true;
-	return &cc->hasher;
-}
-
-/* The hasher for argument argno (of a polymorphic function), first call. */
-ValueHasher *
-cuckoo_hasher_for_arg_init(FunctionCallInfo fcinfo, int argno)
-{
-	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
-	Oid			typid;
-
-	typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	if (!OidIsValid(typid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("could not determine the data type of the value")));
-	return init_cached_hasher(fcinfo, cc, typid);
-}
-
-/* The hasher for the elements of array argument argno, cached. */
-ValueHasher *
-cuckoo_hasher_for_array_arg(FunctionCallInfo fcinfo, int argno)
-{
-	CuckooCallCache *cc = cuckoo_call_cache(fcinfo);
-	Oid			arrtype;
-	Oid			elemtype = InvalidOid;
-
-	if (cc->hasher_valid)
-		return &cc->hasher;
-	arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-	if (OidIsValid(arrtype))
-		elemtype = get_element_type(getBaseType(arrtype));
-	if (!OidIsValid(elemtype))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("could not determine the element type of the array")));
-	return init_cached_hasher(fcinfo, cc, elemtype);
-}
-
 /* True when a value hashed by vh may be looked up in (or added to) cf. */
 bool
-cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh)
+filter_kind_matches(const cf_filter *cf, const ValueHasher *vh)
 {
 	uint16		kind = cf_kind_of(cf);
 
@@ -384,11 +340,11 @@ cuckoo_kind_matches(const cf_filter *cf, const ValueHasher *vh)
 
 /* Raises the type-mismatch error when vh's values do not belong in cf. */
 void
-cuckoo_check_kind(const cf_filter *cf, const ValueHasher *vh)
+filter_check_kind(const cf_filter *cf, const ValueHasher *vh)
 {
 	uint16		kind = cf_kind_of(cf);
 
-	if (cuckoo_kind_matches(cf, vh))
+	if (filter_kind_matches(cf, vh))
 		return;
 	if (kind == CF_KIND_OTHER)
 		ereport(ERROR,

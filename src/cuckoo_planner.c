@@ -37,7 +37,7 @@ contains_selectivity(PlannerInfo *root, Node *filter_arg, Node *value_arg, int v
 	if (!IsA(fexpr, Const) || ((Const *) fexpr)->constisnull)
 		return DEFAULT_CONTAINS_SEL;
 	v = DatumGetCuckooFilterP(((Const *) fexpr)->constvalue);
-	cuckoo_open(&cf, v);
+	filter_open(&cf, v);
 	items = (double) cf_items(&cf);
 	fpr = cf_expected_fpr(cf.b, cf.f, items / ((double) cf.m * cf.b));
 

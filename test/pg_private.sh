@@ -1,5 +1,5 @@
-# Shared by test/regress_asan.sh and test/regress_valgrind.sh (sourced, after
-# test/lib.sh): build cuckoo out of tree with extra flags, install it into a
+# Shared by test/memcheck/regress_asan.sh and test/memcheck/regress_valgrind.sh
+# (sourced, after test/lib.sh): build cuckoo out of tree with extra flags, install it into a
 # private copy of the PostgreSQL install tree, run a server from that copy
 # (wrapped by a sanitizer runtime or by valgrind) and run the pg_regress suite
 # against it.  Nothing is written to the repository or to the system install.
@@ -12,11 +12,9 @@
 # directories of symlinks to the system files, except cuckoo's, which are the
 # instrumented build's.  pp_check_private verifies this from inside the server.
 #
-# Variables the caller may set: PG_MAJOR (15), PG_CONFIG, PGV_PORT,
-# CUCKOO_SRC (the source tree to build; default: this repository).
+# Variables the caller may set: PG_MAJOR, PG_CONFIG, PGV_PORT (defaults in
+# test/lib.sh), CUCKOO_SRC (the source tree to build; default: this repository).
 
-PG_MAJOR="${PG_MAJOR:-15}"
-PG_CONFIG="${PG_CONFIG:-/usr/lib/postgresql/$PG_MAJOR/bin/pg_config}"
 pp_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 pp_src=$(cd "${CUCKOO_SRC:-$pp_here/..}" && pwd)
 pp_sysbin=$("$PG_CONFIG" --bindir)
@@ -24,7 +22,7 @@ pp_sysshare=$("$PG_CONFIG" --sharedir)
 pp_syslib=$("$PG_CONFIG" --pkglibdir)
 # only the socket file name depends on the port: the server listens on no TCP
 # port and its socket lives in a private directory, so runs cannot collide
-pp_port="${PGV_PORT:-$((20000 + $$ % 20000))}"
+pp_port="$PGV_PORT"
 pp_pid=""
 
 # initdb and postgres refuse to run as root: run them as the postgres user then
@@ -127,6 +125,7 @@ pp_stop() {
   pp_pid=""
 }
 
+# pp_psql PSQL-ARGS...: psql on the private server (its own socket directory)
 pp_psql() { psql -X -qAt -h "$pp_sock" -p "$pp_port" -U postgres -d postgres "$@" 2>&1; }
 
 # pp_check_private: the running server takes share/ and lib/ from the private

@@ -396,7 +396,7 @@ do_serialise(const flt *F)
 	FZ_CHECK(cf_b64_decode(enc, elen, dec), "decode rejects the encoder's text");
 	FZ_CHECK(memcmp(dec, F->p, F->len) == 0, "base64 round trip changed the bytes");
 	FZ_CHECK(cf_validate(dec, dlen, err, sizeof err), "decoded filter: %s", err);
-	FZ_CHECK(fz_ref_valid(dec, dlen, &why), "reference validator rejects (%s)", why);
+	FZ_CHECK(ref_valid(dec, dlen, &why), "reference validator rejects (%s)", why);
 	free(dec);
 	free(enc);
 }

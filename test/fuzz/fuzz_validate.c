@@ -36,7 +36,7 @@ check_valid(const uint8_t *buf, size_t len, const char *what)
 
 	FZ_CHECK(cf_validate(buf, len, err, sizeof err),
 			 "%s: cf_validate rejects: %s", what, err);
-	FZ_CHECK(fz_ref_valid(buf, len, &why),
+	FZ_CHECK(ref_valid(buf, len, &why),
 			 "%s: reference validator rejects (%s)", what, why);
 }
 
@@ -95,7 +95,7 @@ static void
 exercise(const uint8_t *orig, size_t len, uint64_t seed)
 {
 	char		err[ERRLEN];
-	fz_geom		g;
+	ref_geom		g;
 	fbuf		ro,
 				mu,
 				other;
@@ -104,7 +104,7 @@ exercise(const uint8_t *orig, size_t len, uint64_t seed)
 	int			n_ent = 0;
 	uint32_t	victim_h_idx = UINT32_MAX;
 
-	fz_geom_from_header(orig, &g);
+	g = ref_geom_of(orig);
 
 	/* ---- read-only: a copy validates the same and stays byte-identical ---- */
 	fb_copy(&ro, orig, len);
@@ -116,7 +116,7 @@ exercise(const uint8_t *orig, size_t len, uint64_t seed)
 	FZ_CHECK(cf_total_bytes(prm.num_buckets, prm.bucket_size, prm.fp_bits, prm.semisort) == len,
 			 "cf_total_bytes disagrees with length");
 	FZ_CHECK(prm.num_buckets == g.m && prm.bucket_size == g.b && prm.fp_bits == g.f &&
-			 prm.semisort == g.semisort, "cf_get_params disagrees with the header");
+			 prm.semisort == g.ss, "cf_get_params disagrees with the header");
 	FZ_CHECK(ro.cf.c == g.c && ro.cf.k == g.k, "c/k: core %u/%u, spec %u/%u",
 			 ro.cf.c, ro.cf.k, g.c, g.k);
 	(void) cf_capacity(&ro.cf);
@@ -138,7 +138,7 @@ exercise(const uint8_t *orig, size_t len, uint64_t seed)
 														 * every m; fine */
 			uint32_t	fps[8];
 
-			fz_read_bucket(ro.p, &g, i, fps);
+			ref_read_bucket(ro.p, &g, i, fps);
 			for (uint32_t j = 0; j < g.b && n_ent < MAX_ENTRIES; j++)
 			{
 				uint64_t	h;
@@ -163,7 +163,7 @@ exercise(const uint8_t *orig, size_t len, uint64_t seed)
 		{
 			uint64_t	h;
 
-			if (fz_find_hash(&ro.cf, fz_g32(ro.p + FZ_VBUCKET), fz_g32(ro.p + FZ_VFP), &h))
+			if (fz_find_hash(&ro.cf, ref_get32(ro.p + CF_OFF_VICTIM_BUCKET), ref_get32(ro.p + CF_OFF_VICTIM_FP), &h))
 			{
 				victim_h_idx = (uint32_t) n_ent;
 				ent_h[n_ent++] = h;
@@ -177,7 +177,7 @@ exercise(const uint8_t *orig, size_t len, uint64_t seed)
 		uint32_t	want;
 
 		cf_locate(&ro.cf, ent_h[e], &fp, &i1);
-		want = fz_pair_count(&ro.cf, ro.p, &g, i1, fp);
+		want = ref_pair_count(&ro.cf, ro.p, &g, i1, fp);
 		FZ_CHECK(cf_contains(&ro.cf, ent_h[e]), "stored entry %d (bucket %u fp %u) not found",
 				 e, i1, fp);
 		FZ_CHECK(cf_count(&ro.cf, ent_h[e]) == want, "cf_count %u, reference %u",
@@ -190,7 +190,7 @@ exercise(const uint8_t *orig, size_t len, uint64_t seed)
 					i1;
 
 		cf_locate(&ro.cf, h, &fp, &i1);
-		FZ_CHECK(cf_count(&ro.cf, h) == fz_pair_count(&ro.cf, ro.p, &g, i1, fp),
+		FZ_CHECK(cf_count(&ro.cf, h) == ref_pair_count(&ro.cf, ro.p, &g, i1, fp),
 				 "cf_count disagrees with the reference for a random hash");
 		FZ_CHECK(cf_contains(&ro.cf, h) == (cf_count(&ro.cf, h) > 0),
 				 "contains and count disagree");
@@ -397,7 +397,7 @@ text_path(const uint8_t *data, size_t size, uint64_t seed)
 				const char *why = "";
 				bool		ok = cf_validate(dec, dlen, err, sizeof err);
 
-				FZ_CHECK(ok == fz_ref_valid(dec, dlen, &why),
+				FZ_CHECK(ok == ref_valid(dec, dlen, &why),
 						 "decoded text: cf_validate %d (%s), reference (%s)",
 						 (int) ok, ok ? "" : err, why);
 				if (ok)
@@ -458,8 +458,8 @@ sizing(const uint8_t *data, size_t size)
 				r;
 
 	memcpy(x, data, size < 16 ? size : 16);
-	v = fz_g64(x) >> (x[8] & 31);
-	w = fz_g64(x + 8);
+	v = ref_get64(x) >> (x[8] & 31);
+	w = ref_get64(x + 8);
 	b = 2u << (x[9] % 3);
 
 	/* bucket counts round up to the form c * 2^k, by less than 1/128 */
@@ -511,7 +511,7 @@ sizing(const uint8_t *data, size_t size)
 	{
 		uint8_t		le[8];
 
-		fz_p64(le, w);
+		ref_put64(le, w);
 		FZ_CHECK(cf_hash_u64(w) == cf_hash_bytes(le, 8), "cf_hash_u64");
 	}
 }
@@ -532,7 +532,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(memchr(err, '\0', sizeof err) != NULL, "error message not terminated");
 	ok = cf_validate(buf, size, err, sizeof err);
 	FZ_CHECK(!ok || hdr, "cf_validate accepts what cf_check_header rejects");
-	ref = fz_ref_valid(buf, size, &why);
+	ref = ref_valid(buf, size, &why);
 	FZ_CHECK(ok == ref, "cf_validate says %s (%s), reference says %s (%s)",
 			 ok ? "valid" : "invalid", ok ? "" : err, ref ? "valid" : "invalid", why);
 	FZ_CHECK(cf_validate(buf, size, NULL, 0) == ok, "verdict depends on err buffer");

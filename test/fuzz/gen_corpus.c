@@ -50,19 +50,10 @@ typedef struct gf
 static gf
 make(uint32_t m, uint32_t b, uint32_t f, bool ss, uint32_t kicks, uint16_t kind, uint32_t tag)
 {
-	cf_params	p;
+	cf_params	p = ref_params(m, b, f, ss, kicks, kind, tag, (uint64_t) m * b);
 	gf			g;
 	char		err[256];
 
-	memset(&p, 0, sizeof p);
-	p.num_buckets = m;
-	p.bucket_size = b;
-	p.fp_bits = f;
-	p.semisort = ss;
-	p.max_kicks = kicks;
-	p.kind = kind;
-	p.type_tag = tag;
-	p.capacity = (uint64_t) m * b;
 	if (!cf_check_params(&p, err, sizeof err))
 	{
 		fprintf(stderr, "gen_corpus: %s\n", err);
@@ -332,22 +323,22 @@ main(int argc, char **argv)
 		emit_invalid("bad_magic", x, g.len);
 		memcpy(x, g.p, g.len);
 		emit_invalid("truncated", x, g.len - 1);
-		fz_p64(x + FZ_ITEMS, 11);
+		ref_put64(x + CF_OFF_ITEMS, 11);
 		emit_invalid("bad_items", x, g.len);
 		memcpy(x, g.p, g.len);
 		x[g.len - 1] = 1;
 		emit_invalid("bad_padding", x, g.len);
 		memcpy(x, g.p, g.len);
-		x[FZ_FLAGS] |= 2;
-		fz_p32(x + FZ_VBUCKET, 1);
-		fz_p32(x + FZ_VFP, 3);
-		fz_p64(x + FZ_ITEMS, 11);
+		x[CF_OFF_FLAGS] |= 2;
+		ref_put32(x + CF_OFF_VICTIM_BUCKET, 1);
+		ref_put32(x + CF_OFF_VICTIM_FP, 3);
+		ref_put64(x + CF_OFF_ITEMS, 11);
 		emit_invalid("victim_with_room", x, g.len);
 		memcpy(x, g.p, g.len);
-		x[FZ_KIND] = 0;
+		x[CF_OFF_KIND] = 0;
 		emit_invalid("any_with_items", x, g.len);
 		memcpy(x, g.p, g.len);
-		x[FZ_FLAGS] = 0x80;
+		x[CF_OFF_FLAGS] = 0x80;
 		emit_invalid("unknown_flag", x, g.len);
 		free(x);
 	}

@@ -1,5 +1,5 @@
 // A cuckoofilter value (format version 1) outside PostgreSQL: a port of the
-// extension's core (src/cuckoo_core.c) with the same byte layout, bucket
+// extension's core (src/core/) with the same byte layout, bucket
 // derivation, insertion walk, victim slot, union and validation.
 // docs/FORMAT.md is the specification.
 
@@ -416,7 +416,7 @@ export class Filter {
     return this._has(i2, fp) || this._victimMatches(fp, i1, i2);
   }
 
-  // ---- the insertion walk (cuckoo_core.c insert_fp) ----
+  // ---- the insertion walk (src/core/cf_table.c cf_insert_fingerprint) ----
 
   _moveOneAside(i1, i2, fp) {
     const cands = [];

@@ -1,6 +1,6 @@
 """build(values, fpr): the filter SQL cuckoo_agg(value, fpr) returns, byte for byte.
 
-src/cuckoo_agg.c: the distinct 64-bit hashes, in ascending order, inserted
+src/cuckoo_agg.c and src/cuckoo_hashset.c: the distinct 64-bit hashes, in ascending order, inserted
 into a table of 4-entry buckets sized for load 0.95 with the fewest
 fingerprint bits whose expected rate at that load is at most fpr; when an
 insert does not fit (the victim slot would be needed), the table grows by

@@ -1,6 +1,6 @@
 """A cuckoofilter value (format version 1) outside PostgreSQL.
 
-A port of the extension's core (src/cuckoo_core.c): the same byte layout,
+A port of the extension's core (src/core/): the same byte layout,
 fingerprint and bucket derivation, insertion walk, victim slot, union and
 validation, so that a filter read from the database answers every lookup as
 cuckoo_contains does, and one changed here is the filter the server would
@@ -56,7 +56,7 @@ class FilterFullError(Exception):
     """An item could not be stored (the SQL functions raise SQLSTATE 54000)."""
 
 
-# status codes of the insert walk, as in cuckoo_core.h
+# status codes of the insert walk, as in src/core/cf.h
 OK, OK_STASHED, EXISTS, FULL, TOO_MANY_COPIES = 0, 1, 2, 3, 4
 
 
@@ -494,7 +494,7 @@ class Filter:
         _wr32(self._buf, 40, 0)
         _wr32(self._buf, 44, 0)
 
-    # ---- the insertion walk (cuckoo_core.c insert_fp) ----
+    # ---- the insertion walk (src/core/cf_table.c cf_insert_fingerprint) ----
 
     def _move_one_aside(self, i1, i2, fp):
         cands = []
@@ -798,7 +798,7 @@ class Filter:
                     raise FilterFullError("the union does not fit in a cuckoo filter of this shape")
         return dst
 
-    # ---- validation (cuckoo_core.c cf_validate, after the header) ----
+    # ---- validation (src/core/cf_validate.c cf_validate, after the header) ----
 
     def _validate_table(self):
         count = 0

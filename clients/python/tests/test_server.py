@@ -1,6 +1,6 @@
 """Cross-checks against a running server with the cuckoo extension.
 
-Run by test/clients.sh inside a throwaway cluster (libpq's PG* variables
+Run by test/cluster/clients.sh inside a throwaway cluster (libpq's PG* variables
 select it); skipped unless PGCUCKOO_SERVER_TESTS=1.  For each value family,
 100,000 values are probed here and with cuckoo_contains in SQL on filters of
 every shape; filters changed here go back through the bytea cast and binary

@@ -23,8 +23,7 @@
 # same for every starting version.  test/upgrade_selftest.sh shows that this
 # test fails when an update script is wrong.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+. "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 started=$(date +%s)
@@ -228,7 +227,7 @@ echo "# default version $default; available versions: $(echo $versions)"
 # must be installed unchanged (a new script missing from the Makefile's DATA
 # would otherwise go untested).
 extdir="$("${PG_CONFIG:-pg_config}" --sharedir)/extension"
-repo="$(cd "$(dirname "$0")/.." && pwd)"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
 stale=""
 for f in "$repo"/cuckoo.control "$repo"/cuckoo--*.sql; do
   cmp -s "$f" "$extdir/$(basename "$f")" || stale="$stale $(basename "$f")"

@@ -16,19 +16,12 @@ import random
 import struct
 import sys
 
-HEADER = 48
-MAX_BYTES = 805306368 - 65536
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from cf_layout import FIELDS, HEADER_SIZE as HEADER, MAX_BYTES  # noqa: E402  (src/core/cf_format.h)
+
 U32 = 0xFFFFFFFF
 U64 = 0xFFFFFFFFFFFFFFFF
-
-# header fields: name -> (offset, struct format)
-FIELDS = {
-    "magic": (0, "<I"), "version": (4, "<B"), "bucket_size": (5, "<B"),
-    "fp_bits": (6, "<B"), "flags": (7, "<B"), "kind": (8, "<H"),
-    "reserved": (10, "<H"), "type_tag": (12, "<I"), "num_buckets": (16, "<I"),
-    "max_kicks": (20, "<I"), "items": (24, "<Q"), "capacity": (32, "<Q"),
-    "victim_bucket": (40, "<I"), "victim_fp": (44, "<I"),
-}
 
 
 def get(b, name):

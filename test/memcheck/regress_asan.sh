@@ -24,8 +24,8 @@
 # bug makes this script fail); KEEP_WORKDIR=1 keeps the work directory.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-. "$here/pg_private.sh"
+. "$here/../lib.sh"
+. "$here/../pg_private.sh"
 start=$(date +%s)
 pp_setup asan
 

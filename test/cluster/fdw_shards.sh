@@ -5,8 +5,7 @@
 # "extensions 'cuckoo'" option lets postgres_fdw ship cuckoo's functions, so
 # each shard builds its filter remotely and the coordinator unions them.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+. "$(dirname "$0")/../lib.sh"
 
 for s in 1 2; do
   createdb "shard$s"

@@ -1,65 +1,31 @@
 /*
- * cuckoo_core.h
- *     The cuckoo filter itself: table layout, partial-key cuckoo hashing,
+ * cf.h
+ *     The cuckoo filter core's API: table layout, partial-key cuckoo hashing,
  *     insert / lookup / delete / count, union, shrink, validation and the
- *     text codec.  Plain C99: no PostgreSQL header may be included here, so
- *     the core can be unit-tested, fuzzed and benchmarked on its own.
+ *     text codec.  Plain C99: no PostgreSQL header may be included here or in
+ *     any file of src/core/, so the core can be unit-tested, fuzzed and
+ *     benchmarked on its own.
  *
  * A filter lives in one contiguous byte buffer, the serialised form
- * described in docs/FORMAT.md (a 48-byte little-endian header followed by
- * the packed bucket array).  The in-memory and on-disk forms are the same
- * bytes, so a value read from a table is probed without any conversion.
+ * (cf_format.h, docs/FORMAT.md).  The in-memory and on-disk forms are the
+ * same bytes, so a value read from a table is probed without any conversion.
  * A cf_filter is a small view over such a buffer with the derived
  * quantities precomputed.
+ *
+ * Files: cf_header.c (construction, views, header fields), cf_validate.c
+ * (checks of untrusted bytes), cf_table.c (the item operations),
+ * cf_union.c (union, shrink, rehash), cf_sizing.c, cf_semisort.c,
+ * cf_base64.c; cf_internal.h holds the inline helpers they share, cf_table.h
+ * what cf_table.c lends cf_union.c.
  */
-#ifndef CUCKOO_CORE_H
-#define CUCKOO_CORE_H
+#ifndef CF_H
+#define CF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- format constants (docs/FORMAT.md) ---- */
-#define CF_MAGIC			0x4F4F4B43u	/* bytes 'C' 'K' 'O' 'O' */
-#define CF_VERSION			1
-#define CF_HEADER_SIZE		48
-
-#define CF_FLAG_SEMISORT	0x01
-#define CF_FLAG_VICTIM		0x02
-#define CF_FLAGS_KNOWN		(CF_FLAG_SEMISORT | CF_FLAG_VICTIM)
-
-#define CF_MIN_FP_BITS		4
-#define CF_MAX_FP_BITS		32
-#define CF_MAX_KICKS_LIMIT	100000
-#define CF_DEFAULT_KICKS	500
-
-/*
- * Largest serialised filter.  Chosen so that the base64 text form (4/3 of
- * it) still fits in PostgreSQL's 1 GB allocation limit: a filter that
- * cannot be printed cannot be dumped.
- */
-#define CF_MAX_BYTES		(UINT64_C(805306368) - 65536)
-
-/* Bucket counts: m = c * 2^k with c < 256 (see docs/DESIGN.md). */
-#define CF_MANTISSA_BITS	8
-
-/* What kind of value a filter holds (header field value_kind). */
-typedef enum cf_kind
-{
-	CF_KIND_ANY = 0,			/* empty filter that has not seen a value yet */
-	CF_KIND_INTEGER = 1,		/* int2, int4, int8 */
-	CF_KIND_NUMERIC = 2,
-	CF_KIND_TEXT = 3,			/* text, varchar, bpchar, name */
-	CF_KIND_BYTEA = 4,
-	CF_KIND_UUID = 5,
-	CF_KIND_DATE = 6,
-	CF_KIND_TIMESTAMP = 7,
-	CF_KIND_TIMESTAMPTZ = 8,
-	CF_KIND_BOOL = 9,
-	CF_KIND_FLOAT = 10,			/* float4, float8 */
-	CF_KIND_OTHER = 11			/* any type with a hash opclass; type_tag names it */
-} cf_kind;
-#define CF_KIND_MAX			CF_KIND_OTHER
+#include "cf_format.h"
 
 /* Results of the mutating operations. */
 typedef enum cf_status
@@ -133,6 +99,7 @@ extern uint32_t cf_round_buckets(uint64_t min_buckets);
 extern bool cf_buckets_representable(uint64_t m);
 extern uint32_t cf_buckets_for_capacity(uint64_t capacity, uint32_t bucket_size);
 extern int	cf_fp_bits_for_fpr(double fpr, uint32_t bucket_size);
+extern int	cf_fp_bits_for_fpr_at(double fpr, uint32_t bucket_size, double load);
 extern size_t cf_bucket_bits(uint32_t bucket_size, uint32_t fp_bits, bool semisort);
 extern uint64_t cf_data_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
 extern uint64_t cf_total_bytes(uint64_t m, uint32_t bucket_size, uint32_t fp_bits, bool semisort);
@@ -189,4 +156,13 @@ extern bool cf_b64_decode(const char *src, size_t n, uint8_t *dst);
 
 extern const char *cf_kind_name(uint16_t kind);
 
-#endif							/* CUCKOO_CORE_H */
+
+/*
+ * Debug builds (CF_DEBUG defined: the unit-test and fuzz builds) check the
+ * filter's invariants at the core's boundaries and abort with a message when
+ * one fails; cf_assert_valid is the full check (the structural validation of
+ * cf_validate), callable from a host's own assertion builds.
+ */
+extern void cf_assert_valid(const cf_filter *cf, const char *where);
+
+#endif							/* CF_H */

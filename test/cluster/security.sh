@@ -3,9 +3,10 @@
 # inside a throwaway cluster.  The install script must not be hijackable by
 # objects a role planted beforehand.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
-as_super() { psql -X -qAt -d "$1" -c "$2" 2>&1; }
-as_app() { PGPASSWORD=app_pw psql -X -qAt -U app -d "$1" -c "$2" 2>&1; }
+. "$(dirname "$0")/../lib.sh"
+# as_super / as_app DB SQL: output and errors of SQL as the superuser / as app
+as_super() { q "$1" "$2" 2>&1; }
+as_app() { PGPASSWORD=app_pw q "$1" "$2" -U app 2>&1; }
 
 as_super postgres "CREATE ROLE app LOGIN PASSWORD 'app_pw'" >/dev/null
 as_super postgres "CREATE DATABASE appdb OWNER app" >/dev/null

@@ -4,8 +4,7 @@
 # shapes and value types are dumped in custom and plain formats, restored
 # into fresh databases, and compared byte for byte and by probing.
 set -uo pipefail
-. "$(dirname "$0")/lib.sh"
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+. "$(dirname "$0")/../lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

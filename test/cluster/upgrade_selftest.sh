@@ -14,19 +14,18 @@
 #   nopath     there is no cuckoo--1.0--1.1.sql at all: must fail
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
+. "$here/../lib.sh"
 extdir="$("${PG_CONFIG:-pg_config}" --sharedir)/extension"
 scratch=$(mktemp -d)
 chmod 755 "$scratch"
 cleanup() {
-  q "ALTER SYSTEM RESET extension_destdir" >/dev/null 2>&1
-  q "SELECT pg_reload_conf()" >/dev/null 2>&1
+  q postgres "ALTER SYSTEM RESET extension_destdir" >/dev/null 2>&1
+  q postgres "SELECT pg_reload_conf()" >/dev/null 2>&1
   rm -rf "$scratch"
 }
 trap cleanup EXIT
 
-if ! q "SELECT 1 FROM pg_settings WHERE name = 'extension_destdir'" | grep -q 1; then
+if ! q postgres "SELECT 1 FROM pg_settings WHERE name = 'extension_destdir'" | grep -q 1; then
   echo "# this PostgreSQL has no extension_destdir (a Debian addition): nothing to show"
   check "extension_destdir is available" 1 0
   finish; exit
@@ -51,8 +50,8 @@ scenario() {
       >"$dir$extdir/cuckoo--1.0--1.1.sql"
   fi
   chmod -R a+rX "$scratch"
-  q "ALTER SYSTEM SET extension_destdir = '$dir'" >/dev/null
-  q "SELECT pg_reload_conf()" >/dev/null
+  q postgres "ALTER SYSTEM SET extension_destdir = '$dir'" >/dev/null
+  q postgres "SELECT pg_reload_conf()" >/dev/null
   sleep 1
   log="$scratch/$name.log"
   bash "$here/upgrade.sh" >"$log" 2>&1

@@ -31,8 +31,8 @@
 # logs/, the classified errors in errors.*.txt).  docs/MEMORY_CHECKS.md.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
-. "$here/pg_private.sh"
+. "$here/../lib.sh"
+. "$here/../pg_private.sh"
 start=$(date +%s)
 command -v valgrind >/dev/null || { echo "valgrind is not installed (scripts/install-deps.sh --test)"; echo "0 passed, 1 failed"; exit 1; }
 pp_setup valgrind

@@ -7,8 +7,8 @@
 # the two suites' counts summed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
-. "$here/lib.sh"
+root=$(cd "$here/../.." && pwd)
+. "$here/../lib.sh"
 start=$(date +%s)
 export PGCUCKOO_SERVER_TESTS=1 PYTHONDONTWRITEBYTECODE=1
 

@@ -29,18 +29,17 @@
 #      parallel plans: accepted or 22P03, never a crash.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/lib.sh"
+. "$here/../lib.sh"
 COUNT="${RECV_MUTATIONS:-12000}"
 STATES="${RECV_STATES:-600}"
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "${DB:-recv}" -c "$1"; }
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap '[ -n "${KEEP_TMP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"' EXIT
 started=$(date +%s)
 
 createdb recv
-q "CREATE EXTENSION cuckoo; CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')" >/dev/null
-q "CREATE TABLE seeds (id int PRIMARY KEY, name text, f cuckoofilter);
+q recv "CREATE EXTENSION cuckoo; CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')" >/dev/null
+q recv "CREATE TABLE seeds (id int PRIMARY KEY, name text, f cuckoofilter);
    INSERT INTO seeds VALUES
    (1, 'int b4', cuckoo_add_array(cuckoo_create(200), ARRAY(SELECT generate_series(1, 150)))),
    (2, 'semisort', cuckoo_add_array(cuckoo_create(100, semisort => true), ARRAY(SELECT generate_series(1, 90)))),
@@ -53,7 +52,7 @@ q "CREATE TABLE seeds (id int PRIMARY KEY, name text, f cuckoofilter);
    (9, '32-bit', cuckoo_add_array(cuckoo_create(50, fingerprint_bits => 32), ARRAY(SELECT generate_series(1, 40)))),
    (10, '4-bit b2', cuckoo_add_array(cuckoo_create(40, 0.3, 2, fingerprint_bits => 4), ARRAY(SELECT generate_series(1, 20)))),
    (11, '2^k buckets', cuckoo_add_array(cuckoo_create(1200), ARRAY(SELECT generate_series(1, 1000))))" >/dev/null
-q "SELECT name || E'\t' || encode(f::bytea, 'hex') FROM seeds ORDER BY id" >"$tmp/seeds.tsv"
+q recv "SELECT name || E'\t' || encode(f::bytea, 'hex') FROM seeds ORDER BY id" >"$tmp/seeds.tsv"
 
 gen_start=$(date +%s)
 python3 "$here/recv_mutations.py" "$tmp/seeds.tsv" "$tmp/v" "$COUNT" 42
@@ -62,14 +61,14 @@ chmod -R a+rX "$tmp"
 echo "# generated in $(( $(date +%s) - gen_start )) s; $(du -sm "$tmp/v" | cut -f1) MB"
 
 # 1. Server-side binary COPY, one file per value.
-boot=$(q "SELECT pg_postmaster_start_time()")
-q "CREATE TABLE manifest (i int PRIMARY KEY, class text, len int, md5 text);
+boot=$(q recv "SELECT pg_postmaster_start_time()")
+q recv "CREATE TABLE manifest (i int PRIMARY KEY, class text, len int, md5 text);
    CREATE TABLE target (f cuckoofilter);
    CREATE TABLE outcome (i int PRIMARY KEY, outcome text, message text, same_bytes bool, ops text);
    CREATE TABLE accepted (i int PRIMARY KEY, f cuckoofilter) WITH (fillfactor = 10)" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d recv -c "\\copy manifest FROM '$tmp/v/manifest.tsv'"
 copy_start=$(date +%s)
-q "SET recv.dir = '$tmp/v';
+q recv "SET recv.dir = '$tmp/v';
 DO \$\$
 DECLARE
   r record;
@@ -99,29 +98,29 @@ BEGIN
     END;
   END LOOP;
 END \$\$" >/dev/null
-check "binary COPY: every value has an outcome" "$COUNT" "$(q "SELECT count(*) FROM outcome")"
+check "binary COPY: every value has an outcome" "$COUNT" "$(q recv "SELECT count(*) FROM outcome")"
 echo "# binary COPY of $COUNT values in $(( $(date +%s) - copy_start )) s"
 check "binary COPY: every value is a valid filter or 22P03" "" \
-  "$(q "SELECT string_agg(DISTINCT outcome, ',') FROM outcome WHERE outcome NOT IN ('valid', '22P03')")"
-q "SELECT '#   other outcome: ' || i || ' ' || class || ': ' || outcome || ' ' || message FROM outcome JOIN manifest USING (i)
+  "$(q recv "SELECT string_agg(DISTINCT outcome, ',') FROM outcome WHERE outcome NOT IN ('valid', '22P03')")"
+q recv "SELECT '#   other outcome: ' || i || ' ' || class || ': ' || outcome || ' ' || message FROM outcome JOIN manifest USING (i)
    WHERE outcome NOT IN ('valid', '22P03') ORDER BY i LIMIT 10"
 check "binary COPY: accepted values are stored byte for byte as sent" "t" \
-  "$(q "SELECT coalesce(bool_and(same_bytes), true) FROM outcome WHERE outcome = 'valid'")"
+  "$(q recv "SELECT coalesce(bool_and(same_bytes), true) FROM outcome WHERE outcome = 'valid'")"
 check "binary COPY: accepted values pass info, union, shrink and text and bytea round trips" "" \
-  "$(q "SELECT string_agg(DISTINCT ops, '; ') FROM outcome WHERE outcome = 'valid' AND ops <> 'ok'")"
+  "$(q recv "SELECT string_agg(DISTINCT ops, '; ') FROM outcome WHERE outcome = 'valid' AND ops <> 'ok'")"
 check "binary COPY: the 32 MB empty filter is accepted, the 32 MB random one refused" "valid 22P03" \
-  "$(q "SELECT string_agg(outcome, ' ' ORDER BY class) FROM outcome JOIN manifest USING (i) WHERE class LIKE 'big%'")"
-check "the server never restarted" "$boot" "$(q "SELECT pg_postmaster_start_time()")"
-echo "# $(q "SELECT count(*) || ' values: ' || count(*) FILTER (WHERE outcome = 'valid') || ' accepted, '
+  "$(q recv "SELECT string_agg(outcome, ' ' ORDER BY class) FROM outcome JOIN manifest USING (i) WHERE class LIKE 'big%'")"
+check "the server never restarted" "$boot" "$(q recv "SELECT pg_postmaster_start_time()")"
+echo "# $(q recv "SELECT count(*) || ' values: ' || count(*) FILTER (WHERE outcome = 'valid') || ' accepted, '
                   || count(*) FILTER (WHERE outcome = '22P03') || ' refused with 22P03, '
                   || count(*) FILTER (WHERE outcome NOT IN ('valid', '22P03')) || ' other'
            FROM outcome")"
-echo "# per class (accepted/tried): $(q "SELECT string_agg(class || ' ' || a || '/' || n, ', ' ORDER BY class)
+echo "# per class (accepted/tried): $(q recv "SELECT string_agg(class || ' ' || a || '/' || n, ', ' ORDER BY class)
   FROM (SELECT class, count(*) FILTER (WHERE outcome = 'valid') a, count(*) n FROM outcome JOIN manifest USING (i) GROUP BY class) s")"
-echo "# most frequent refusals: $(q "SELECT string_agg(m || ' (' || n || ')', '; ' ORDER BY n DESC) FROM (
+echo "# most frequent refusals: $(q recv "SELECT string_agg(m || ' (' || n || ')', '; ' ORDER BY n DESC) FROM (
   SELECT regexp_replace(message, '[0-9]+', 'N', 'g') m, count(*) n FROM outcome WHERE outcome = '22P03' GROUP BY 1 ORDER BY 2 DESC LIMIT 6) s")"
 check "a good part of the values is accepted and a good part refused" "t" \
-  "$(q "SELECT count(*) FILTER (WHERE outcome = 'valid') > $COUNT / 20 AND count(*) FILTER (WHERE outcome = '22P03') > $COUNT / 2 FROM outcome")"
+  "$(q recv "SELECT count(*) FILTER (WHERE outcome = 'valid') > $COUNT / 20 AND count(*) FILTER (WHERE outcome = '22P03') > $COUNT / 2 FROM outcome")"
 
 # The same values through psql's \copy (COPY FROM STDIN, the client protocol).
 n_client=$(( COUNT < 500 ? COUNT : 500 ))
@@ -132,20 +131,20 @@ n_client=$(( COUNT < 500 ? COUNT : 500 ))
     echo "\\copy target FROM '$tmp/v/v$i.bin' WITH (FORMAT binary)"
   done
 } >"$tmp/client.sql"
-q "TRUNCATE target" >/dev/null
+q recv "TRUNCATE target" >/dev/null
 psql -X -q -d recv -f "$tmp/client.sql" 2>"$tmp/client.err" >/dev/null
 awk '/^v[0-9]+$/ { if (i) print i "\t" o; i = substr($0, 2); o = "valid"; next }
      /ERROR:/ { o = $NF } END { if (i) print i "\t" o }' "$tmp/client.err" >"$tmp/client.tsv"
 check "\\copy (client protocol): the same outcome for each of the first $n_client values" \
-  "$(q "SELECT string_agg(i || ' ' || outcome, ',' ORDER BY i) FROM outcome WHERE i <= $n_client")" \
+  "$(q recv "SELECT string_agg(i || ' ' || outcome, ',' ORDER BY i) FROM outcome WHERE i <= $n_client")" \
   "$(sort -n "$tmp/client.tsv" | awk -F'\t' '{ printf "%s%s %s", (NR > 1 ? "," : ""), $1, $2 }')"
 check "\\copy: the accepted ones are stored as sent" \
-  "$(q "SELECT string_agg(md5, ',' ORDER BY md5) FROM manifest JOIN outcome USING (i) WHERE i <= $n_client AND outcome = 'valid'")" \
-  "$(q "SELECT string_agg(md5(f::bytea), ',' ORDER BY md5(f::bytea)) FROM target")"
+  "$(q recv "SELECT string_agg(md5, ',' ORDER BY md5) FROM manifest JOIN outcome USING (i) WHERE i <= $n_client AND outcome = 'valid'")" \
+  "$(q recv "SELECT string_agg(md5(f::bytea), ',' ORDER BY md5(f::bytea)) FROM target")"
 
 # 2. cuckoo_union_agg over the accepted values, grouped by shape and kind,
 # serial and parallel (the combine function is cuckoo_union_trans).
-q "ALTER TABLE accepted SET (parallel_workers = 2);
+q recv "ALTER TABLE accepted SET (parallel_workers = 2);
    CREATE TABLE groups AS
    SELECT row_number() OVER (ORDER BY k) AS g, k, n FROM (
      SELECT concat_ws('/', i.buckets, i.bucket_size, i.fingerprint_bits, i.semisort, i.value_type) AS k, count(*) AS n
@@ -155,8 +154,8 @@ q "ALTER TABLE accepted SET (parallel_workers = 2);
      SELECT a.i, groups.g FROM accepted a, cuckoo_info(a.f) i, groups
      WHERE groups.k = concat_ws('/', i.buckets, i.bucket_size, i.fingerprint_bits, i.semisort, i.value_type)) x
    WHERE x.i = accepted.i" >/dev/null
-q "VACUUM ANALYZE accepted" >/dev/null
-ngroups=$(q "SELECT count(*) FROM groups")
+q recv "VACUUM ANALYZE accepted" >/dev/null
+ngroups=$(q recv "SELECT count(*) FROM groups")
 par="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
      SET max_parallel_workers_per_gather = 2; SET enable_partitionwise_aggregate = off;"
 pwise="SET enable_partitionwise_aggregate = on; SET max_parallel_workers_per_gather = 0;"
@@ -166,16 +165,16 @@ serial="SET enable_partitionwise_aggregate = off; SET max_parallel_workers_per_g
 # aggregation then runs a Partial Aggregate per partition and the combine
 # function (cuckoo_union_trans) on their states, in one process; the
 # parallel plan runs Partial Aggregates in the workers under Gather.
-q "CREATE TABLE grp (p int, f cuckoofilter) PARTITION BY LIST (p);
+q recv "CREATE TABLE grp (p int, f cuckoofilter) PARTITION BY LIST (p);
    CREATE TABLE grp0 PARTITION OF grp FOR VALUES IN (0) WITH (autovacuum_enabled = off, parallel_workers = 2);
    CREATE TABLE grp1 PARTITION OF grp FOR VALUES IN (1) WITH (autovacuum_enabled = off, parallel_workers = 2);
    CREATE TABLE grp2 PARTITION OF grp FOR VALUES IN (2) WITH (autovacuum_enabled = off, parallel_workers = 2);
    INSERT INTO grp SELECT row_number() OVER (ORDER BY i) % 3, f FROM accepted
    WHERE g = (SELECT g FROM groups ORDER BY n DESC LIMIT 1)" >/dev/null
-plan=$(q "$pwise EXPLAIN (COSTS OFF) SELECT cuckoo_union_agg(f) FROM grp")
+plan=$(q recv "$pwise EXPLAIN (COSTS OFF) SELECT cuckoo_union_agg(f) FROM grp")
 check "the partitionwise plan: Finalize Aggregate over a Partial Aggregate per partition" "1 3" \
   "$(echo "$plan" | grep -c 'Finalize Aggregate') $(echo "$plan" | grep -c 'Partial Aggregate')"
-plan=$(q "$par EXPLAIN (COSTS OFF) SELECT cuckoo_union_agg(f) FROM grp")
+plan=$(q recv "$par EXPLAIN (COSTS OFF) SELECT cuckoo_union_agg(f) FROM grp")
 check "the parallel plan: Partial Aggregate under Gather" 1 \
   "$(echo "$plan" | grep -q 'Partial Aggregate' && echo "$plan" | grep -q 'Gather' && echo 1)"
 union_start=$(date +%s)
@@ -200,7 +199,7 @@ for mode in serial pwise par; do
   check "cuckoo_union_agg ($mode): each of $ngroups groups gives a valid filter or 22023/42804/54000" "$ngroups " \
     "$(wc -l <"$tmp/union_$mode.tsv") $(awk -F'\t' '$2 !~ /^(valid [0-9]+|22023|42804|54000)$/ { printf "%s ", $0 }' "$tmp/union_$mode.tsv")"
 done
-q "CREATE TABLE union_out (mode text, g int, outcome text)" >/dev/null
+q recv "CREATE TABLE union_out (mode text, g int, outcome text)" >/dev/null
 for mode in serial pwise par; do
   sed "s/^/$mode\t/" "$tmp/union_$mode.tsv" >"$tmp/union_out.tsv"
   psql -X -q -v ON_ERROR_STOP=1 -d recv -c "\\copy union_out FROM '$tmp/union_out.tsv'"
@@ -209,25 +208,25 @@ done
 # may fit in one insertion order and not in another (54000).
 for mode in pwise par; do
   check "cuckoo_union_agg: $mode and serial plans agree (outcome and items; 54000 only near full)" "" \
-    "$(q "SELECT string_agg('group ' || g || ': ' || s.outcome || ' / ' || o.outcome, '; ' ORDER BY g)
+    "$(q recv "SELECT string_agg('group ' || g || ': ' || s.outcome || ' / ' || o.outcome, '; ' ORDER BY g)
           FROM union_out s JOIN union_out o USING (g) JOIN groups USING (g)
           WHERE s.mode = 'serial' AND o.mode = '$mode' AND s.outcome <> o.outcome
             AND NOT ('54000' IN (s.outcome, o.outcome)
                      AND coalesce(substring(s.outcome FROM '^valid ([0-9]+)'), substring(o.outcome FROM '^valid ([0-9]+)'))::bigint
                          >= 0.9 * split_part(k, '/', 1)::bigint * split_part(k, '/', 2)::bigint)")"
 done
-echo "# near-full unions that fit in one plan and not in another: $(q "SELECT coalesce(string_agg(DISTINCT 'group ' || g || ' (' || k || ', ' || s.outcome || ')', '; '), 'none')
+echo "# near-full unions that fit in one plan and not in another: $(q recv "SELECT coalesce(string_agg(DISTINCT 'group ' || g || ' (' || k || ', ' || s.outcome || ')', '; '), 'none')
    FROM union_out s JOIN union_out o USING (g) JOIN groups USING (g) WHERE s.mode = 'serial' AND o.mode <> 'serial' AND s.outcome <> o.outcome")"
-echo "# cuckoo_union_agg over $(q "SELECT count(*) FROM accepted") accepted values in $ngroups groups (shape and kind), three plans in $(( $(date +%s) - union_start )) s: $(cut -f2 "$tmp/union_serial.tsv" | sed 's/ .*//' | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')"
+echo "# cuckoo_union_agg over $(q recv "SELECT count(*) FROM accepted") accepted values in $ngroups groups (shape and kind), three plans in $(( $(date +%s) - union_start )) s: $(cut -f2 "$tmp/union_serial.tsv" | sed 's/ .*//' | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')"
 
 # 3. A rejected binary COPY leaves nothing behind, and the database dumps and
 # restores (seeds and every accepted value) byte for byte.
-q "CREATE TABLE kept (id text PRIMARY KEY, f cuckoofilter);
+q recv "CREATE TABLE kept (id text PRIMARY KEY, f cuckoofilter);
    INSERT INTO kept SELECT 'seed ' || id, f FROM seeds;
    INSERT INTO kept SELECT 'accepted ' || i, f FROM accepted" >/dev/null
-kept=$(q "SELECT count(*) || ' ' || md5(string_agg(id || md5(f::bytea), ',' ORDER BY id)) FROM kept")
+kept=$(q recv "SELECT count(*) || ' ' || md5(string_agg(id || md5(f::bytea), ',' ORDER BY id)) FROM kept")
 psql -X -q -d recv -c "\\copy (SELECT 'new ' || i, f FROM accepted ORDER BY i LIMIT 50) TO '$tmp/good.bin' (FORMAT binary)"
-bad=$(q "SELECT i FROM outcome WHERE outcome = '22P03' ORDER BY i LIMIT 1")
+bad=$(q recv "SELECT i FROM outcome WHERE outcome = '22P03' ORDER BY i LIMIT 1")
 python3 - "$tmp/good.bin" "$tmp/v/v$bad.bin" "$tmp/mixed.bin" <<'PY'
 import struct, sys
 good = open(sys.argv[1], "rb").read()[:-2]                  # without the trailer
@@ -240,19 +239,19 @@ chmod 644 "$tmp/mixed.bin"
 out=$(psql -X -q -d recv -c "\\set VERBOSITY sqlstate" -c "COPY kept FROM '$tmp/mixed.bin' (FORMAT binary)" 2>&1)
 check "a binary COPY of 50 good rows and one garbage row is refused with 22P03" "ERROR:  22P03" "$out"
 check "and leaves the table as it was" "$kept" \
-  "$(q "SELECT count(*) || ' ' || md5(string_agg(id || md5(f::bytea), ',' ORDER BY id)) FROM kept")"
+  "$(q recv "SELECT count(*) || ' ' || md5(string_agg(id || md5(f::bytea), ',' ORDER BY id)) FROM kept")"
 createdb recv_restored
 pg_dump -d recv >"$tmp/recv.sql"
 check "pg_dump after the refused COPY" 0 $?
 psql -X -q -v ON_ERROR_STOP=1 -d recv_restored -f "$tmp/recv.sql" >/dev/null 2>"$tmp/restore.err"
 check "psql restores the dump without an error" "0 " "$? $(grep -c ERROR "$tmp/restore.err" | sed 's/^0$//')"
 check "every filter is restored byte for byte ($(echo "$kept" | cut -d' ' -f1) rows)" "$kept" \
-  "$(DB=recv_restored q "SELECT count(*) || ' ' || md5(string_agg(id || md5(f::bytea), ',' ORDER BY id)) FROM kept")"
+  "$(DB=recv_restored q recv "SELECT count(*) || ' ' || md5(string_agg(id || md5(f::bytea), ',' ORDER BY id)) FROM kept")"
 
 # 4. cuckoo_agg's deserialise function.
 check "cuckoo_agg_deserialize cannot be called from SQL (no value of type internal)" "ERROR:  42846" \
   "$(psql -X -q -d recv -c '\set VERBOSITY sqlstate' -c "SELECT cuckoo_agg_deserialize('\\x00'::bytea, NULL::internal)" 2>&1)"
-q "CREATE ROLE recv_app LOGIN PASSWORD 'recv_pw'; GRANT CREATE ON SCHEMA public TO recv_app" >/dev/null
+q recv "CREATE ROLE recv_app LOGIN PASSWORD 'recv_pw'; GRANT CREATE ON SCHEMA public TO recv_app" >/dev/null
 AGG="CREATE AGGREGATE crafted_state(bytea, bytea) (SFUNC = bytea_string_agg_transfn, STYPE = internal,
        SERIALFUNC = bytearecv, DESERIALFUNC = cuckoo_agg_deserialize, COMBINEFUNC = cuckoo_agg_combine,
        FINALFUNC = cuckoo_agg_serialize, PARALLEL = SAFE)"
@@ -267,8 +266,8 @@ check "an ordinary role cannot build an aggregate around it (internal state)" "E
 # Aggregate in its plan: in a plan without one the final function would get
 # the StringInfo (this mix of internal-state functions is why only
 # superusers may create such aggregates).
-q "$AGG" >/dev/null
-q "CREATE FUNCTION is_partial(query text) RETURNS boolean LANGUAGE plpgsql AS \$\$
+q recv "$AGG" >/dev/null
+q recv "CREATE FUNCTION is_partial(query text) RETURNS boolean LANGUAGE plpgsql AS \$\$
    DECLARE plan text;
    BEGIN
      EXECUTE 'EXPLAIN (FORMAT JSON, COSTS OFF) ' || query INTO plan;
@@ -312,16 +311,16 @@ for i in range(1, n + 1):
         b = good(hs)
     out.write("%d\t%s\t\\\\x%s\n" % (i, c, b.hex()))
 PY
-q "CREATE TABLE states (i int, class text, b bytea);
+q recv "CREATE TABLE states (i int, class text, b bytea);
    CREATE TABLE one (p int, b bytea) PARTITION BY LIST (p);
    CREATE TABLE one0 PARTITION OF one FOR VALUES IN (0) WITH (autovacuum_enabled = off, parallel_workers = 2);
    CREATE TABLE one1 PARTITION OF one FOR VALUES IN (1) WITH (autovacuum_enabled = off, parallel_workers = 2)" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d recv -c "\\copy states FROM '$tmp/states.tsv'"
 query="SELECT crafted_state(b, ''::bytea) AS x FROM one"
 check "crafted aggregate, partitionwise: a Partial Aggregate per partition, then Finalize" "t" \
-  "$(q "$pwise SELECT is_partial(\$q\$$query\$q\$)")"
+  "$(q recv "$pwise SELECT is_partial(\$q\$$query\$q\$)")"
 check "crafted aggregate, parallel: Partial Aggregate under Gather, then Finalize" "t" \
-  "$(q "$par SELECT is_partial(\$q\$$query\$q\$)")"
+  "$(q recv "$par SELECT is_partial(\$q\$$query\$q\$)")"
 n_par=$(( STATES < 100 ? STATES : 100 ))
 {
   echo '\set VERBOSITY sqlstate'
@@ -345,26 +344,26 @@ psql -X -q -d recv -f "$tmp/states.sql" 2>"$tmp/states.err" >/dev/null
 awk '/^s[0-9]+$/ { if (i) print i "\t" o; i = substr($0, 2); o = "none\t\\N"; next }
      /^r [0-9a-f]+$/ { o = "accepted\t" $2 } /^not partial$/ { o = "not partial\t\\N" }
      /ERROR:/ { o = $NF "\t\\N" } END { if (i) print i "\t" o }' "$tmp/states.err" >"$tmp/states.out"
-q "CREATE TABLE state_outcome (i int, outcome text, out_md5 text)" >/dev/null
+q recv "CREATE TABLE state_outcome (i int, outcome text, out_md5 text)" >/dev/null
 psql -X -q -d recv -c "\\copy state_outcome FROM '$tmp/states.out' (FORMAT text)"
 check "crafted states: every query ran with partial aggregation" "0" \
-  "$(q "SELECT count(*) FROM states LEFT JOIN state_outcome USING (i) WHERE outcome IS NULL OR outcome IN ('none', 'not partial')")"
+  "$(q recv "SELECT count(*) FROM states LEFT JOIN state_outcome USING (i) WHERE outcome IS NULL OR outcome IN ('none', 'not partial')")"
 check "crafted states: each is accepted or refused with 22P03" "" \
-  "$(q "SELECT string_agg(DISTINCT class || ':' || outcome, ' ') FROM states JOIN state_outcome USING (i)
+  "$(q recv "SELECT string_agg(DISTINCT class || ':' || outcome, ' ') FROM states JOIN state_outcome USING (i)
         WHERE outcome NOT IN ('accepted', '22P03')")"
 check "crafted states: well-formed ones are accepted, malformed headers and lengths refused" "" \
-  "$(q "SELECT string_agg(DISTINCT class || ':' || outcome, ' ') FROM states JOIN state_outcome USING (i)
+  "$(q recv "SELECT string_agg(DISTINCT class || ':' || outcome, ' ') FROM states JOIN state_outcome USING (i)
         WHERE (class IN ('valid', 'huge', 'tiny-fpr') AND outcome <> 'accepted')
            OR (class IN ('length', 'magic', 'kind', 'any-kind', 'pad', 'tag', 'fpr') AND outcome <> '22P03')")"
 check "crafted states: a well-formed state comes out of deserialise, combine and serialise unchanged" "0" \
-  "$(q "SELECT count(*) FROM states JOIN state_outcome USING (i)
+  "$(q recv "SELECT count(*) FROM states JOIN state_outcome USING (i)
         WHERE class IN ('valid', 'huge', 'tiny-fpr') AND out_md5 IS DISTINCT FROM md5(b)")"
-q "DELETE FROM one; INSERT INTO one SELECT 0, b FROM states WHERE class = 'valid' AND substr(b, 5, 2) = '\\x0100' LIMIT 1;
+q recv "DELETE FROM one; INSERT INTO one SELECT 0, b FROM states WHERE class = 'valid' AND substr(b, 5, 2) = '\\x0100' LIMIT 1;
    INSERT INTO one SELECT 1, b FROM states WHERE class = 'valid' AND substr(b, 5, 2) = '\\x0300' LIMIT 1" >/dev/null
 check "two well-formed states of different value types: an error (42804), not a crash" "2 t ERROR:  42804" \
-  "$(q "SELECT count(*) FROM one") $(q "$pwise SELECT is_partial(\$q\$$query\$q\$)") $(psql -X -q -d recv -c '\set VERBOSITY sqlstate' -c "$pwise" -c "SELECT md5(x) FROM ($query) s" 2>&1)"
-check "the server never restarted" "$boot" "$(q "SELECT pg_postmaster_start_time()")"
-echo "# $STATES crafted states through cuckoo_agg_deserialize ($n_par of them in parallel plans) in $(( $(date +%s) - st_start )) s: $(q "SELECT string_agg(outcome || ' ' || n, ', ') FROM (SELECT outcome, count(*) n FROM state_outcome GROUP BY 1 ORDER BY 1) s"); by class: $(q "SELECT string_agg(class || ' ' || a || '/' || n, ', ' ORDER BY class) FROM (SELECT class, count(*) FILTER (WHERE outcome = 'accepted') a, count(*) n FROM states JOIN state_outcome USING (i) GROUP BY class) s")"
+  "$(q recv "SELECT count(*) FROM one") $(q recv "$pwise SELECT is_partial(\$q\$$query\$q\$)") $(psql -X -q -d recv -c '\set VERBOSITY sqlstate' -c "$pwise" -c "SELECT md5(x) FROM ($query) s" 2>&1)"
+check "the server never restarted" "$boot" "$(q recv "SELECT pg_postmaster_start_time()")"
+echo "# $STATES crafted states through cuckoo_agg_deserialize ($n_par of them in parallel plans) in $(( $(date +%s) - st_start )) s: $(q recv "SELECT string_agg(outcome || ' ' || n, ', ') FROM (SELECT outcome, count(*) n FROM state_outcome GROUP BY 1 ORDER BY 1) s"); by class: $(q recv "SELECT string_agg(class || ' ' || a || '/' || n, ', ' ORDER BY class) FROM (SELECT class, count(*) FILTER (WHERE outcome = 'accepted') a, count(*) n FROM states JOIN state_outcome USING (i) GROUP BY class) s")"
 
 echo "# total $(( $(date +%s) - started )) s"
 finish

@@ -10,17 +10,16 @@ set -uo pipefail
 cd "$(dirname "$0")"
 LOAD_SECONDS="${LOAD_SECONDS:-20}"
 TMPDIR="${TMPDIR:-/tmp}"
-. ./lib.sh
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d load -c "$1"; }
+. ../lib.sh
 verify() {  # verify LABEL
   local fn items
-  fn=$(q "SELECT count(*) FILTER (WHERE NOT cuckoo_contains(f.f, t.k)) FROM truth t JOIN filters f USING (id)")
-  check "$1: no false negatives ($(q "SELECT count(*) FROM truth") keys in the truth)" 0 "$fn"
-  items=$(q "SELECT bool_and((cuckoo_info(f)).items = (SELECT count(*) FROM truth t WHERE t.id = filters.id)) FROM filters")
+  fn=$(q load "SELECT count(*) FILTER (WHERE NOT cuckoo_contains(f.f, t.k)) FROM truth t JOIN filters f USING (id)")
+  check "$1: no false negatives ($(q load "SELECT count(*) FROM truth") keys in the truth)" 0 "$fn"
+  items=$(q load "SELECT bool_and((cuckoo_info(f)).items = (SELECT count(*) FROM truth t WHERE t.id = filters.id)) FROM filters")
   check "$1: item counts equal the truth" t "$items"
   check "$1: every filter passes the full validator" t \
-    "$(q "SELECT bool_and(f::bytea::cuckoofilter IS NOT NULL) FROM filters")"
-  echo "# $1: false positives among 10,000 absent keys: $(q "SELECT count(*) FROM filters, generate_series(200001, 202500) k WHERE cuckoo_contains(f, k::bigint)")"
+    "$(q load "SELECT bool_and(f::bytea::cuckoofilter IS NOT NULL) FROM filters")"
+  echo "# $1: false positives among 10,000 absent keys: $(q load "SELECT count(*) FROM filters, generate_series(200001, 202500) k WHERE cuckoo_contains(f, k::bigint)")"
 }
 
 createdb load
@@ -36,7 +35,7 @@ echo "# $(grep -m1 -E 'number of transactions actually processed' "$TMPDIR/pgben
 verify "after load"
 
 # 2. crash in the middle of the same load
-datadir=$(q "SHOW data_directory")
+datadir=$(q load "SHOW data_directory")
 pgbench -n -c 8 -j 2 -T "$LOAD_SECONDS" -f load/add.pgbench@5 -f load/remove.pgbench@2 \
         -f load/probe.pgbench@3 load >"$TMPDIR/pgbench2.log" 2>&1 &
 bench=$!

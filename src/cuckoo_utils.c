@@ -1,0 +1,281 @@
+/*
+ * cuckoo_utils.c
+ *     What every glue file shares: the module's initialisation, allocation
+ *     of filters (with huge pages advised for large ones), opening a filter
+ *     value for the core, the errors that core statuses become, and the
+ *     planning of a new filter's parameters from the user's arguments.
+ */
+#include "cuckoo.h"
+
+#include <math.h>
+#include <sys/mman.h>
+
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* Lets a query cancel or time out inside the core's long loops. */
+static void
+core_check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+void
+_PG_init(void)
+{
+	cf_interrupt_hook = core_check_interrupts;
+}
+
+/*
+ * Large filters are read at random: one or two cache lines per lookup, each
+ * in a different 4 kB page, so with ordinary pages nearly every lookup of a
+ * filter of many megabytes also misses the TLB (on a virtual machine a TLB
+ * miss walks two levels of page tables).  Asking the kernel for transparent
+ * huge pages over such a buffer, before it is first written, makes random
+ * lookups in a large filter markedly faster (docs/BENCHMARKS.md).  Only advice: where the kernel has no huge pages to
+ * give, or is not Linux, nothing changes.
+ */
+#define HUGE_PAGE			((uintptr_t) 2 << 20)
+
+static void
+advise_huge_pages(void *p, Size len)
+{
+#if defined(MADV_HUGEPAGE)
+	uintptr_t	start = ((uintptr_t) p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t	end = ((uintptr_t) p + len) & ~(HUGE_PAGE - 1);
+
+	if (len >= FILTER_HUGE_ADVICE_MIN && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#else
+	(void) p;
+	(void) len;
+#endif
+}
+
+/* palloc for a filter of size bytes, huge pages advised when it is large. */
+void *
+filter_alloc(MemoryContext cxt, Size size)
+{
+	void	   *p = MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE);
+
+	advise_huge_pages(p, size);
+	return p;
+}
+
+/* Allocates and initialises an empty filter with the given parameters. */
+CuckooFilter *
+filter_new(const cf_params *p)
+{
+	size_t		len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size,
+									 p->fp_bits, p->semisort);
+	CuckooFilter *v = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
+
+	Assert(cf_check_params(p, NULL, 0));
+	SET_VARSIZE(v, VARHDRSZ + len);
+	cf_init(v->bytes, p);
+	return v;
+}
+
+/*
+ * Opens a filter argument.  Values of the type were fully validated when
+ * they entered the database; the O(1) header check here guards every access
+ * against a damaged datum.
+ */
+void
+filter_open(cf_filter *cf, CuckooFilter *v)
+{
+	char		err[256];
+
+	if (!cf_check_header(v->bytes, CUCKOO_BYTES_LEN(v), err, sizeof(err)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoofilter value: %s", err)));
+	cf_open(cf, v->bytes, CUCKOO_BYTES_LEN(v));
+	AssertCheckFilter(cf, "filter_open");
+}
+
+/*
+ * Turns a failed core status into the user-facing error.  other is the
+ * second filter of a union (NULL for an operation on one filter): the
+ * union's errors name both.
+ */
+void
+filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
+{
+	switch (st)
+	{
+		case CF_OK:
+		case CF_OK_STASHED:
+		case CF_EXISTS:
+			return;
+		case CF_FULL:
+			if (other != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("the union does not fit in a cuckoo filter of this shape"),
+						 errdetail("The filter has %u buckets of %u entries.", cf->m, cf->b),
+						 errhint("Union filters built by cuckoo_create or cuckoo_agg(value, capacity, fpr) with a capacity for all their values; filters that cuckoo_agg(value) sized to their own data have no room to spare.")));
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cuckoo filter is full"),
+					 errdetail("It holds " UINT64_FORMAT " items: %u buckets of %u entries (load factor %.3f)%s; its rated capacity is " UINT64_FORMAT ".",
+							   cf_items(cf), cf->m, cf->b,
+							   (double) (cf_items(cf) - (cf_victim_used(cf) ? 1 : 0)) /
+							   ((double) cf->m * cf->b),
+							   cf_victim_used(cf) ? " and the one-entry victim slot" : "",
+							   cf_capacity(cf)),
+					 errhint("Build a larger filter: cuckoo_agg over the source data, or cuckoo_create with a larger capacity.")));
+			break;
+		case CF_TOO_MANY_COPIES:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("value was added to the cuckoo filter too many times"),
+					 errdetail("A filter with bucket size %u holds at most %u copies of one value.",
+							   cf->b, 2 * cf->b),
+					 errhint("Use cuckoo_add_if_absent to store each value once.")));
+			break;
+		case CF_SHAPE_MISMATCH:
+			Assert(other != NULL);
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot union cuckoo filters of different shapes"),
+					 errdetail("The first has %u buckets of %u %u-bit fingerprints%s, the second %u buckets of %u %u-bit fingerprints%s.",
+							   cf->m, cf->b, cf->f, cf->semisort ? " (semi-sorted)" : "",
+							   other->m, other->b, other->f, other->semisort ? " (semi-sorted)" : ""),
+					 errhint("Filters made by cuckoo_create or cuckoo_agg(value, capacity, fpr) with the same arguments have the same shape.")));
+			break;
+		case CF_KIND_MISMATCH:
+			Assert(other != NULL);
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot union a cuckoo filter of %s values with one of %s values",
+							cf_kind_name(cf_kind_of(cf)), cf_kind_name(cf_kind_of(other)))));
+			break;
+	}
+}
+
+/* dst := dst union src (the multiset union, cf_union_into), or an error. */
+void
+filter_union_into(cf_filter *dst, const cf_filter *src)
+{
+	AssertCheckFilter(src, "filter_union_into");
+	filter_report_status(cf_union_into(dst, src), dst, src);
+	AssertCheckFilter(dst, "filter_union_into");
+}
+
+/* The largest capacity whose filter stays within CF_MAX_BYTES. */
+static uint64
+max_capacity(uint32 b, uint32 f, bool semisort)
+{
+	uint64		lo = 1,
+				hi = UINT64CONST(1) << 40;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo + 1) / 2;
+		uint32		m = cf_buckets_for_capacity(mid, b);
+
+		if (m != 0 && cf_total_bytes(m, b, f, semisort) <= CF_MAX_BYTES)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The false-positive rate a user asked for: 0 < fpr < 1. */
+void
+plan_check_fpr(double fpr)
+{
+	if (isnan(fpr) || fpr <= 0.0 || fpr >= 1.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fpr must be greater than 0 and less than 1, not %g", fpr)));
+}
+
+/*
+ * Fingerprint bits for a checked fpr in a table of bucket_size entries filled
+ * to load; for_what names the setting in the error when no width suffices.
+ */
+uint32
+plan_fp_bits(double fpr, uint32 bucket_size, double load, const char *for_what)
+{
+	int			f = cf_fp_bits_for_fpr_at(fpr, bucket_size, load);
+
+	if (f < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fpr must be at least %g for %s, not %g",
+						cf_expected_fpr(bucket_size, CF_MAX_FP_BITS, load),
+						for_what, fpr),
+				 errdetail("That is the rate of %d-bit fingerprints, the longest a filter stores.",
+						   CF_MAX_FP_BITS)));
+	return (uint32) f;
+}
+
+/*
+ * Parameters of a new filter from the user's arguments, every one checked.
+ * fingerprint_bits overrides the size derived from fpr when fp_given.
+ */
+void
+plan_params(int64 capacity, double fpr, int bucket_size,
+			int fingerprint_bits, bool fp_given, int max_kicks,
+			bool semisort, cf_params *p)
+{
+	uint32		m;
+	uint64		bytes;
+
+	if (capacity < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
+	plan_check_fpr(fpr);
+	if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bucket_size must be 2, 4 or 8, not %d", bucket_size)));
+	if (fp_given && (fingerprint_bits < CF_MIN_FP_BITS || fingerprint_bits > CF_MAX_FP_BITS))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("fingerprint_bits must be between %d and %d, not %d",
+						CF_MIN_FP_BITS, CF_MAX_FP_BITS, fingerprint_bits)));
+	if (max_kicks < 0 || max_kicks > CF_MAX_KICKS_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_kicks must be between 0 and %d, not %d",
+						CF_MAX_KICKS_LIMIT, max_kicks)));
+	if (semisort && bucket_size != 4)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("semisort requires bucket_size 4, not %d", bucket_size)));
+	if (!fp_given)
+		fingerprint_bits = (int) plan_fp_bits(fpr, (uint32) bucket_size,
+											  cf_target_load((uint32) bucket_size),
+											  psprintf("bucket_size %d", bucket_size));
+
+	m = cf_buckets_for_capacity((uint64) capacity, (uint32) bucket_size);
+	bytes = m ? cf_total_bytes(m, (uint32) bucket_size, (uint32) fingerprint_bits, semisort) : 0;
+	if (m == 0 || bytes > CF_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be between 1 and " UINT64_FORMAT " for bucket_size %d and %d-bit fingerprints, not " INT64_FORMAT,
+						max_capacity((uint32) bucket_size, (uint32) fingerprint_bits, semisort),
+						bucket_size, fingerprint_bits, capacity),
+				 errdetail("A filter may take at most %zu bytes, so that its text form fits in 1 GB.",
+						   (size_t) CF_MAX_BYTES)));
+
+	p->num_buckets = m;
+	p->bucket_size = (uint32) bucket_size;
+	p->fp_bits = (uint32) fingerprint_bits;
+	p->semisort = semisort;
+	p->max_kicks = (uint32) max_kicks;
+	p->kind = CF_KIND_ANY;
+	p->type_tag = 0;
+	p->capacity = (uint64) capacity;
+}
+
