@@ -23,7 +23,7 @@ APT=(apt-get -q -y -o Acquire::Check-Valid-Until=false -o APT::Install-Recommend
 # what every tree needs to build and test cuckoo; the 17 tree also builds
 # the Debian package (test/package.sh)
 BASE_PKGS=(make gcc libc6-dev libxxhash-dev ca-certificates)
-DEB_PKGS=(debhelper dpkg-dev postgresql-server-dev-all)
+DEB_PKGS=(build-essential debhelper dpkg-dev postgresql-server-dev-all)
 
 usage() { sed -n '5,11p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage

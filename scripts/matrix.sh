@@ -114,11 +114,10 @@ inside() {
   echo "# dump_restore: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
   # the Debian package, built and tested where no cuckoo was installed by
-  # hand: the files "make install" put there go first
+  # hand (test/package.sh uninstalls what "make install" put there first)
   if [ -n "${MATRIX_PACKAGE:-}" ] && [ "$m" = "$MATRIX_PACKAGE" ]; then
-    step uninstall make PG_CONFIG="$PG_CONFIG" uninstall
     bash test/package.sh "$m" "$port" >"$log/package.log" 2>&1
-    grep -E '^(not ok|# )' "$log/package.log"
+    grep -E '^(not ok|# |    )' "$log/package.log"
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/package.log" | tail -n 1)
     [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 30 "$log/package.log" | sed 's/^/    /'; }
     echo "# package: $line"
