@@ -34,3 +34,10 @@ endif
 .PHONY: unittest
 unittest:
 	$(MAKE) -C test/unit run
+
+# PGXN release archive: $(EXTENSION)-VERSION.zip of the committed tree (git
+# archive), every file under $(EXTENSION)-VERSION/; VERSION is META.json's.
+DISTVERSION = $(shell sed -n 's/^  "version": "\(.*\)",$$/\1/p' $(srcdir)/META.json)
+.PHONY: dist
+dist:
+	git archive --format zip --prefix=$(EXTENSION)-$(DISTVERSION)/ -o $(EXTENSION)-$(DISTVERSION).zip HEAD
