@@ -30,6 +30,11 @@ ifeq ($(shell test $(VERSION_NUM) -ge 160000 2>/dev/null || echo old),old)
 REGRESS := $(filter-out input_soft,$(REGRESS))
 endif
 
+# The pg_regress files this PostgreSQL version runs, for the test scripts.
+.PHONY: regress-list
+regress-list:
+	@echo $(REGRESS)
+
 # The core's own tests need no server.
 .PHONY: unittest
 unittest:

@@ -19,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 cmd=${1:-}; shift || true
 majors=("$@")
-[ ${#majors[@]} -gt 0 ] || read -r -a majors <<<"${PG_MATRIX:-17 18 19}"
+[ ${#majors[@]} -gt 0 ] || read -r -a majors <<<"${PG_MATRIX-17 18 19}"
 ROOT="${CUCKOO_CHROOTS:-/var/cache/cuckoo-chroots}"
 PORT_BASE="${MATRIX_PORT_BASE:-25000}"
 
@@ -38,8 +38,8 @@ secs() { echo $(($(date +%s) - t0)); }
 prepare() {
   local m pids=() names=() rc=0 i
   command -v debootstrap >/dev/null || {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null \
-      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null; }
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null; }
   }
   if [ "${CI:-}" = true ]; then
     # nothing may still be mounted in a tree that is about to go

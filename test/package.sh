@@ -36,7 +36,7 @@ chmod 755 "$tmp"   # the build-time test's server (not root) reads the package t
 cleanup() {
   # never leave the package on the machine, even after a failure
   if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
-    apt-get purge -y -q "$pkg" >/dev/null 2>&1
+    apt-get -o DPkg::Lock::Timeout=600 purge -y -q "$pkg" >/dev/null 2>&1
   fi
   [ -n "${KEEP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"
 }
@@ -62,13 +62,13 @@ for p in build-essential dpkg-dev debhelper postgresql-server-dev-all libxxhash-
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
 if [ -n "${missing[*]:-}" ]; then
-  apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
-    { apt-get update -qq && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+  apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 fi
 
 # 1. Start without cuckoo: the package of an earlier run is purged, the
 # files of a "make install" are uninstalled.
-dpkg-query -W "$pkg" >/dev/null 2>&1 && apt-get purge -y -q "$pkg" >/dev/null 2>&1
+dpkg-query -W "$pkg" >/dev/null 2>&1 && apt-get -o DPkg::Lock::Timeout=600 purge -y -q "$pkg" >/dev/null 2>&1
 [ -f "$(${PG_CONFIG} --sharedir)/extension/cuckoo.control" ] && make -s PG_CONFIG="$PG_CONFIG" uninstall >/dev/null
 # and what other builds' "make install" left (update scripts of another
 # version): files no package owns
@@ -95,7 +95,7 @@ check "the package's upstream version is cuckoo.control's default_version ($vers
 
 # 3. Install it the way a user does.
 cp "$deb" "$tmp/"
-( cd "$tmp" && apt-get install -y -q --no-install-recommends "./$(basename "$deb")" ) >"$tmp/install.log" 2>&1
+( cd "$tmp" && apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "./$(basename "$deb")" ) >"$tmp/install.log" 2>&1
 check "apt-get install ./$(basename "$deb")" 0 $?
 dpkg -L "$pkg" 2>/dev/null | sort >"$tmp/files"
 for f in "$($PG_CONFIG --pkglibdir)/cuckoo.so" "$($PG_CONFIG --sharedir)/extension/cuckoo.control" \
@@ -126,7 +126,7 @@ grep -E 'tests passed|^not ok|FAILED' "$tmp/autopkgtest.log" | sed 's/^/# autopk
 [ "$rc" -eq 0 ] || tail -n 40 "$tmp/autopkgtest.log" | sed 's/^/    /'
 
 # 6. Remove it: nothing of cuckoo may remain.
-apt-get purge -y -q "$pkg" >"$tmp/purge.log" 2>&1
+apt-get -o DPkg::Lock::Timeout=600 purge -y -q "$pkg" >"$tmp/purge.log" 2>&1
 check "apt-get purge $pkg" 0 $?
 left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done <"$tmp/files")
 check "every file dpkg -L listed is gone" "" "$left"

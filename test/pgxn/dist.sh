@@ -21,7 +21,7 @@ fi
 major=${1:-${PG_MAJOR:-15}}
 port=${2:-$((25200 + major))}
 export PG_CONFIG="/usr/lib/postgresql/$major/bin/pg_config"
-command -v unzip >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends unzip >/dev/null
+command -v unzip >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends unzip >/dev/null
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/../.."
 schema=test/pgxn/meta-spec-1.0.0.schema.json
 python3 -c 'import jsonschema' 2>/dev/null || {
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq --no-install-recommends python3-jsonschema >/dev/null 2>&1 ||
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-jsonschema >/dev/null; }
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3-jsonschema >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3-jsonschema >/dev/null; }
 }
 
 # validate FILE: "valid", or the schema's first complaint
