@@ -11,7 +11,10 @@ TESTS = $(sort $(wildcard sql/*.sql))
 REGRESS = setup $(filter-out setup,$(patsubst sql/%.sql,%,$(TESTS)))
 REGRESS_OPTS = --inputdir=.
 
-PG_CPPFLAGS = -I$(srcdir)/src
+# the extension's version (cuckoo.control), compiled into the module
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(srcdir)/cuckoo.control)
+PG_CPPFLAGS = -I$(srcdir)/src -DCUCKOO_VERSION='"$(EXTVERSION)"'
+
 PG_CFLAGS = -std=gnu99
 # -Bsymbolic: calls between the library's own files bind directly, not
 # through the PLT (the per-row probe crosses four files).

@@ -79,7 +79,7 @@ test_major() {
     | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$tree/build/cuckoo"
   bash scripts/chroot.sh run "$m" \
     "cd /build/cuckoo && MATRIX_PACKAGE='${MATRIX_PACKAGE:-}' bash scripts/matrix.sh inside $m $((PORT_BASE + m))" >"$ROOT/pg$m.test.log" 2>&1
-  grep -E '^(not ok|    |# )' "$ROOT/pg$m.test.log"
+  grep -E '^(not ok|    |# |ok - pg_get)' "$ROOT/pg$m.test.log"
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$ROOT/pg$m.test.log" | tail -n 1)
   [ -n "$line" ] || { tail -n 20 "$ROOT/pg$m.test.log" | sed 's/^/    /'; line="0 passed, 1 failed"; }
   echo "# PostgreSQL $m ($(describe "$m")): $line ($(($(date +%s) - s)) s)"
@@ -113,6 +113,15 @@ inside() {
   [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/dump_restore.log" | sed 's/^/    /'; }
   echo "# dump_restore: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  # from 18 the module's magic block names it and its version
+  if [ "$m" -ge 18 ]; then
+    want="cuckoo $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" cuckoo.control)"
+    line=$(pg_virtualenv -t -c "-p $port" -v "$m" psql -X -qAt -c "CREATE EXTENSION cuckoo" \
+      -c "SELECT count(*) FROM generate_series(1, 10) g WHERE cuckoo_contains(cuckoo_create(10), g)" \
+      -c "SELECT module_name || ' ' || version FROM pg_get_loaded_modules() WHERE file_name = 'cuckoo.so'" 2>&1 | grep -E '^cuckoo ')
+    if [ "$line" = "$want" ]; then echo "ok - pg_get_loaded_modules() shows $want"; passed=$((passed + 1))
+    else echo "not ok - pg_get_loaded_modules(): expected '$want', got '$line'"; failed=$((failed + 1)); fi
+  fi
   # the Debian package, built and tested where no cuckoo was installed by
   # hand (test/package.sh uninstalls what "make install" put there first)
   if [ -n "${MATRIX_PACKAGE:-}" ] && [ "$m" = "$MATRIX_PACKAGE" ]; then

@@ -25,6 +25,20 @@
 #define CF_HAVE_MULTIRANGES 0
 #endif
 
+/*
+ * From 18 the module names itself and its version in its magic block
+ * (pg_get_loaded_modules()).  CUCKOO_VERSION comes from cuckoo.control by way
+ * of the Makefile.
+ */
+#ifndef CUCKOO_VERSION
+#define CUCKOO_VERSION "unknown"
+#endif
+#if PG_VERSION_NUM >= 180000
+#define CF_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "cuckoo", .version = CUCKOO_VERSION)
+#else
+#define CF_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"			/* struct varatt_external moved here in 16 */
 #include "nodes/miscnodes.h"	/* soft input errors: ErrorSaveContext */
