@@ -8,7 +8,7 @@
 #                                     the length of CMD (unmounted on any exit)
 #   scripts/chroot.sh path MAJOR      prints where the tree is
 #
-# 17 is Debian 13 "trixie"; 18 is unstable "sid"; 19 is unstable with
+# 13 is Debian 11 "bullseye"; 17 is Debian 13 "trixie"; 18 is unstable "sid"; 19 is unstable with
 # postgresql-19 and its libpq from the experimental suite.  The 18 and 19
 # trees are copies of one debootstrap'd sid tree made before any PostgreSQL is
 # installed, so each holds one PostgreSQL only.  Trees live in $CUCKOO_CHROOTS
@@ -29,9 +29,10 @@ usage() { sed -n '5,11p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd=$1 major=$2
 case $major in
+  13) suite=bullseye ;;
   17) suite=trixie ;;
   18|19) suite=sid ;;
-  *) echo "chroot.sh: no Debian tree for PostgreSQL $major (17, 18 or 19)" >&2; exit 2 ;;
+  *) echo "chroot.sh: no Debian tree for PostgreSQL $major (13, 17, 18 or 19)" >&2; exit 2 ;;
 esac
 tree="$ROOT/pg$major"
 

@@ -11,7 +11,7 @@
 #                                         then the total "N passed, N failed"
 #   scripts/matrix.sh inside MAJOR PORT   (what "test" runs inside a tree)
 #
-# MAJORs default to $PG_MATRIX, else "17 18 19".  With CI=true, "prepare"
+# MAJORs default to $PG_MATRIX, else "13 17 18 19".  With CI=true, "prepare"
 # first empties the tree directory, so CI tests fresh trees; locally a
 # ready tree is reused (CUCKOO_CHROOTS, default /var/cache/cuckoo-chroots).
 # Ports: 25000 + MAJOR (override with MATRIX_PORT_BASE).
@@ -19,12 +19,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 cmd=${1:-}; shift || true
 majors=("$@")
-[ ${#majors[@]} -gt 0 ] || read -r -a majors <<<"${PG_MATRIX-17 18 19}"
+[ ${#majors[@]} -gt 0 ] || read -r -a majors <<<"${PG_MATRIX-13 17 18 19}"
 ROOT="${CUCKOO_CHROOTS:-/var/cache/cuckoo-chroots}"
 PORT_BASE="${MATRIX_PORT_BASE:-25000}"
 
 describe() {
   case $1 in
+    13) echo "Debian 11 bullseye tree" ;;
     17) echo "Debian 13 trixie tree" ;;
     18) echo "Debian unstable tree" ;;
     19) echo "Debian unstable tree + experimental" ;;

@@ -15,7 +15,7 @@ log=$(mktemp -d)
 passed=0
 failed=0
 
-# --- Versions (issue 10): Debian trees for PostgreSQL 17, 18 and 19
+# --- Versions (issue 10): Debian trees for PostgreSQL 13, 17, 18 and 19
 # (scripts/matrix.sh; PG_MATRIX="" skips them) are built while the host
 # suite runs; they are tested at the end.
 suite_t0=$(date +%s)

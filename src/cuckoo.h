@@ -12,8 +12,8 @@
 
 /*
  * Every PostgreSQL version check of the extension is here; the .c files test
- * the feature macros below.  CI builds and tests 15, 17, 18 and 19
- * (README, "Versions"); 13, 14 and 16 are expected to build.
+ * the feature macros below.  CI builds and tests 13, 15, 17, 18 and 19
+ * (README, "Versions"); 14 and 16 are expected to build.
  */
 #if PG_VERSION_NUM < 130000
 #error "cuckoo needs PostgreSQL 13 or later"
