@@ -15,6 +15,13 @@ log=$(mktemp -d)
 passed=0
 failed=0
 
+# --- Versions (issue 10): Debian trees for PostgreSQL 13, 17, 18 and 19
+# (scripts/matrix.sh; PG_MATRIX="" skips them) are built while the host
+# suite runs; they are tested at the end.
+suite_t0=$(date +%s)
+bash scripts/matrix.sh prepare >"$log/matrix_prepare.log" 2>&1 &
+matrix_pid=$!
+
 # step NAME COMMAND...: one pass or fail, output kept in $log/NAME.log
 step() {
   local name=$1; shift
@@ -112,6 +119,24 @@ in_cluster clients '^# (python|js|clients)' clients.sh  # clients/python, client
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster concurrent_load '^# ' concurrent_load.sh
+
+# --- Versions and packaging (issue 10): PGXN metadata and release archive,
+# the Debian package on the host, then every other PostgreSQL version.
+echo "# host suite: $(($(date +%s) - suite_t0)) s"
+for t in "meta test/pgxn/meta.sh" "dist test/pgxn/dist.sh $PG_MAJOR" "package test/package.sh $PG_MAJOR"; do
+  part_t0=$(date +%s)
+  bash ${t#* } >"$log/${t%% *}.log" 2>&1
+  grep -E '^(not ok|    )' "$log/${t%% *}.log"
+  count "${t%% *} ($(($(date +%s) - part_t0)) s)" "$log/${t%% *}.log"
+done
+echo "# PostgreSQL $PG_MAJOR (host): $passed passed, $failed failed ($(($(date +%s) - suite_t0)) s)"
+part_t0=$(date +%s)
+wait "$matrix_pid"
+grep -E '^(# tree|    )' "$log/matrix_prepare.log"
+echo "# waited $(($(date +%s) - part_t0)) s for the trees"
+bash scripts/matrix.sh test >"$log/matrix.log" 2>&1
+grep -E '^(not ok|# PostgreSQL|    )' "$log/matrix.log"
+count matrix "$log/matrix.log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

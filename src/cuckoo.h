@@ -28,8 +28,50 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+
+/*
+ * Every PostgreSQL version check of the extension is here; the .c files test
+ * the feature macros below.  CI builds and tests 13, 15, 17, 18 and 19
+ * (README, "Versions"); 14 and 16 are expected to build.
+ */
+#if PG_VERSION_NUM < 130000
+#error "cuckoo needs PostgreSQL 13 or later"
+#endif
+
+#if PG_VERSION_NUM >= 140000
+#define CF_HAVE_MULTIRANGES 1	/* multirange types arrived in 14 */
+#else
+#define CF_HAVE_MULTIRANGES 0
+#endif
+
+/*
+ * From 18 the module names itself and its version in its magic block
+ * (pg_get_loaded_modules()).  CUCKOO_VERSION comes from cuckoo.control by way
+ * of the Makefile.
+ */
+#ifndef CUCKOO_VERSION
+#define CUCKOO_VERSION "unknown"
+#endif
+#if PG_VERSION_NUM >= 180000
+#define CF_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "cuckoo", .version = CUCKOO_VERSION)
+#else
+#define CF_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"			/* struct varatt_external moved here in 16 */
+#include "nodes/miscnodes.h"	/* soft input errors: ErrorSaveContext */
+#else
+/*
+ * No soft errors before 16 (pg_input_is_valid does not exist there): an
+ * input function's ereturn() raises the error as ereport(ERROR) would.
+ */
+#define ereturn(context, dummy_value, ...) \
+	do { \
+		(void) (context); \
+		ereport(ERROR, __VA_ARGS__); \
+		return dummy_value; \
+	} while (0)
 #endif
 
 #include "cf.h"

@@ -104,7 +104,7 @@ hash_uses_oids(Oid typid, int depth)
 		return hash_uses_oids(sub, depth + 1);
 	if (type_is_range(base))
 		return hash_uses_oids(get_range_subtype(base), depth + 1);
-#if PG_VERSION_NUM >= 140000
+#if CF_HAVE_MULTIRANGES
 	if (type_is_multirange(base))
 		return hash_uses_oids(get_multirange_range(base), depth + 1);
 #endif

@@ -12,9 +12,6 @@
 #include "funcapi.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
-#if PG_VERSION_NUM >= 160000
-#include "nodes/miscnodes.h"
-#endif
 
 /* Validates untrusted bytes and wraps them as a new filter value. */
 static CuckooFilter *
@@ -25,16 +22,9 @@ bytes_to_filter(const uint8 *bytes, size_t len, int errcode_bad, Node *escontext
 
 	if (!cf_validate(bytes, len, err, sizeof(err)))
 	{
-#if PG_VERSION_NUM >= 160000
 		ereturn(escontext, NULL,
 				(errcode(errcode_bad),
 				 errmsg("invalid cuckoofilter value: %s", err)));
-#else
-		(void) escontext;
-		ereport(ERROR,
-				(errcode(errcode_bad),
-				 errmsg("invalid cuckoofilter value: %s", err)));
-#endif
 	}
 	v = palloc(VARHDRSZ + len);
 	SET_VARSIZE(v, VARHDRSZ + len);
@@ -57,18 +47,10 @@ cuckoo_in(PG_FUNCTION_ARGS)
 	if (!cf_b64_decoded_len(str, n, &len) || (uint64) len > CF_MAX_BYTES ||
 		!cf_b64_decode(str, n, (bytes = palloc(len + 1))))
 	{
-#if PG_VERSION_NUM >= 160000
 		ereturn(escontext, (Datum) 0,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type cuckoofilter"),
 				 errdetail("A cuckoofilter is written as the base64 encoding of its binary form.")));
-#else
-		(void) escontext;
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type cuckoofilter"),
-				 errdetail("A cuckoofilter is written as the base64 encoding of its binary form.")));
-#endif
 	}
 	v = bytes_to_filter(bytes, len, ERRCODE_INVALID_TEXT_REPRESENTATION, escontext);
 	pfree(bytes);

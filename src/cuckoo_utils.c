@@ -14,7 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-PG_MODULE_MAGIC;
+CF_MODULE_MAGIC;
 
 void		_PG_init(void);
 

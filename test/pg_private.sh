@@ -158,7 +158,7 @@ pp_regress() {
     times="$times, $name $(echo "$line" | grep -oE '[0-9]+ ms$' | sed 's/ ms$//')"
     n=$((n + 1))
   done < <(grep -E '^(test +|     +)?[a-z_0-9]+ +\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ ' "$pp_work/regress.log")
-  if [ -n "${REGRESS_TESTS:-}" ]; then expected=$(echo $REGRESS_TESTS | wc -w); else expected=$(ls "$pp_build"/sql/*.sql | wc -l); fi
+  if [ -n "${REGRESS_TESTS:-}" ]; then expected=$(echo $REGRESS_TESTS | wc -w); else expected=$(make -s -C "$pp_build" PG_CONFIG="$PG_CONFIG" regress-list | wc -w); fi
   check "pg_regress ran every file asked for" "$expected" "$n"
   pp_nfiles=$n
   echo "# pg_regress ms:${times#,}"

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The PostgreSQL version matrix beyond the host's 15: each major in a Debian
+# tree of its own (scripts/chroot.sh) where cuckoo is built with warnings as
+# errors and the pg_regress suite and the dump/restore test run against a
+# throwaway cluster; in the 17 tree the Debian package is built, installed
+# and tested too (test/package.sh).  Run as root.
+#
+#   scripts/matrix.sh prepare [MAJOR...]  builds (or reuses) the trees, in parallel
+#   scripts/matrix.sh test [MAJOR...]     tests each; a line per version
+#                                         "# PostgreSQL N (...): N passed, N failed",
+#                                         then the total "N passed, N failed"
+#   scripts/matrix.sh inside MAJOR PORT   (what "test" runs inside a tree)
+#
+# MAJORs default to $PG_MATRIX, else "13 17 18 19".  With CI=true, "prepare"
+# first empties the tree directory, so CI tests fresh trees; locally a
+# ready tree is reused (CUCKOO_CHROOTS, default /var/cache/cuckoo-chroots).
+# Ports: 25000 + MAJOR (override with MATRIX_PORT_BASE).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cmd=${1:-}; shift || true
+majors=("$@")
+[ ${#majors[@]} -gt 0 ] || read -r -a majors <<<"${PG_MATRIX-13 17 18 19}"
+ROOT="${CUCKOO_CHROOTS:-/var/cache/cuckoo-chroots}"
+PORT_BASE="${MATRIX_PORT_BASE:-25000}"
+
+describe() {
+  case $1 in
+    13) echo "Debian 11 bullseye tree" ;;
+    17) echo "Debian 13 trixie tree" ;;
+    18) echo "Debian unstable tree" ;;
+    19) echo "Debian unstable tree + experimental" ;;
+  esac
+}
+
+# secs: seconds since the script's start, for the timing lines
+t0=$(date +%s)
+secs() { echo $(($(date +%s) - t0)); }
+
+prepare() {
+  local m pids=() names=() rc=0 i
+  command -v debootstrap >/dev/null || {
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null; }
+  }
+  if [ "${CI:-}" = true ]; then
+    # nothing may still be mounted in a tree that is about to go
+    if findmnt -rn -o TARGET | grep -q "^$ROOT/"; then
+      echo "matrix: something is mounted under $ROOT; not removing it" >&2; return 1
+    fi
+    rm -rf "$ROOT"
+  fi
+  mkdir -p "$ROOT"
+  for m in "${majors[@]}"; do
+    ( s=$(date +%s)
+      if bash scripts/chroot.sh tree "$m" >"$ROOT/pg$m.tree.log" 2>&1; then
+        echo "# tree $m: $(tail -n 1 "$ROOT/pg$m.tree.log") in $(($(date +%s) - s)) s"
+      else
+        echo "# tree $m: FAILED after $(($(date +%s) - s)) s"; sed 's/^/    /' "$ROOT/pg$m.tree.log"; exit 1
+      fi ) &
+    pids+=($!); names+=("$m")
+  done
+  for i in "${!pids[@]}"; do wait "${pids[i]}" || rc=1; done
+  return $rc
+}
+
+# test_major MAJOR: copies the work tree into the Debian tree and runs
+# "inside" there; prints the version's line
+test_major() {
+  local m=$1 tree="$ROOT/pg$1" s line
+  s=$(date +%s)
+  if [ ! -f "$tree/.cuckoo-ready" ]; then
+    echo "not ok - PostgreSQL $m: no tree (scripts/matrix.sh prepare $m)"
+    echo "# PostgreSQL $m ($(describe "$m")): 0 passed, 1 failed"
+    return
+  fi
+  rm -rf "$tree/build"
+  mkdir -p "$tree/build/cuckoo"
+  # the work tree as it is (tracked and new files, not ignored ones)
+  git ls-files -z --cached --others --exclude-standard \
+    | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$tree/build/cuckoo"
+  bash scripts/chroot.sh run "$m" \
+    "cd /build/cuckoo && MATRIX_PACKAGE='${MATRIX_PACKAGE:-}' bash scripts/matrix.sh inside $m $((PORT_BASE + m))" >"$ROOT/pg$m.test.log" 2>&1
+  grep -E '^(not ok|    |# |ok - pg_get)' "$ROOT/pg$m.test.log"
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$ROOT/pg$m.test.log" | tail -n 1)
+  [ -n "$line" ] || { tail -n 20 "$ROOT/pg$m.test.log" | sed 's/^/    /'; line="0 passed, 1 failed"; }
+  echo "# PostgreSQL $m ($(describe "$m")): $line ($(($(date +%s) - s)) s)"
+}
+
+# inside MAJOR PORT: runs in the tree, as root, in a copy of the source
+inside() {
+  local m=$1 port=$2 passed=0 failed=0 log rp rf line dr
+  export PG_CONFIG="/usr/lib/postgresql/$m/bin/pg_config"
+  log=$(mktemp -d)
+  step() {
+    local name=$1; shift
+    if "$@" >"$log/$name.log" 2>&1; then echo "ok - $name"; passed=$((passed + 1))
+    else echo "not ok - $name"; failed=$((failed + 1)); tail -n 40 "$log/$name.log" | sed 's/^/    /'; fi
+  }
+  step "build (-Werror)" make PG_CONFIG="$PG_CONFIG" COPT=-Werror
+  step install make PG_CONFIG="$PG_CONFIG" install
+  pg_virtualenv -t -c "-p $port" -v "$m" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
+  rp=$(grep -cE '^(test |     )?[a-z_]+ +\.\.\. ok|^ok [0-9]+' "$log/regress.log")
+  rf=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+' "$log/regress.log")
+  if [ "$rp" -eq 0 ] && [ "$rf" -eq 0 ]; then rf=1; tail -n 30 "$log/regress.log" | sed 's/^/    /'; fi
+  grep -E '^not ok' "$log/regress.log" | sed 's/^/    regress: /'
+  [ "$rf" -gt 0 ] && [ -f regression.diffs ] && head -n 60 regression.diffs | sed 's/^/    /'
+  echo "# regress: $rp passed, $rf failed"
+  passed=$((passed + rp)); failed=$((failed + rf))
+  # the dump/restore test (its place differs between layouts)
+  dr=test/cluster/dump_restore.sh
+  pg_virtualenv -t -c "-p $port" -v "$m" bash "$dr" >"$log/dump_restore.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/dump_restore.log" | tail -n 1)
+  grep -E '^not ok' "$log/dump_restore.log" | sed 's/^/    dump_restore: /'
+  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/dump_restore.log" | sed 's/^/    /'; }
+  echo "# dump_restore: $line"
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  # from 18 the module's magic block names it and its version
+  if [ "$m" -ge 18 ]; then
+    want="cuckoo $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" cuckoo.control)"
+    line=$(pg_virtualenv -t -c "-p $port" -v "$m" psql -X -qAt -c "CREATE EXTENSION cuckoo" \
+      -c "SELECT count(*) FROM generate_series(1, 10) g WHERE cuckoo_contains(cuckoo_create(10), g)" \
+      -c "SELECT module_name || ' ' || version FROM pg_get_loaded_modules() WHERE file_name = 'cuckoo.so'" 2>&1 | grep -E '^cuckoo ')
+    if [ "$line" = "$want" ]; then echo "ok - pg_get_loaded_modules() shows $want"; passed=$((passed + 1))
+    else echo "not ok - pg_get_loaded_modules(): expected '$want', got '$line'"; failed=$((failed + 1)); fi
+  fi
+  # the Debian package, built and tested where no cuckoo was installed by
+  # hand (test/package.sh uninstalls what "make install" put there first)
+  if [ -n "${MATRIX_PACKAGE:-}" ] && [ "$m" = "$MATRIX_PACKAGE" ]; then
+    bash test/package.sh "$m" "$port" >"$log/package.log" 2>&1
+    grep -E '^(not ok|# |    )' "$log/package.log"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/package.log" | tail -n 1)
+    [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 30 "$log/package.log" | sed 's/^/    /'; }
+    echo "# package: $line"
+    passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  fi
+  rm -rf "$log"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+case $cmd in
+  prepare) prepare ;;
+  test)
+    total_p=0 total_f=0
+    for m in "${majors[@]}"; do
+      out=$(MATRIX_PACKAGE="${MATRIX_PACKAGE-17}" test_major "$m")
+      echo "$out"
+      line=$(echo "$out" | grep -E '^# PostgreSQL' | tail -n 1)
+      total_p=$((total_p + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')))
+      total_f=$((total_f + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')))
+    done
+    echo "$total_p passed, $total_f failed"
+    [ "$total_f" -eq 0 ]
+    ;;
+  inside) inside "$@" ;;
+  *) sed -n '8,13p' "$0" >&2; exit 2 ;;
+esac
