@@ -2,7 +2,8 @@
 # The PostgreSQL version matrix beyond the host's 15: each major in a Debian
 # tree of its own (scripts/chroot.sh) where cuckoo is built with warnings as
 # errors and the pg_regress suite and the dump/restore test run against a
-# throwaway cluster; in the 17 tree the Debian package is built, installed
+# throwaway cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
+# in a private tree; in the 17 tree the Debian package is built, installed
 # and tested too (test/package.sh).  Run as root.
 #
 #   scripts/matrix.sh prepare [MAJOR...]  builds (or reuses) the trees, in parallel
@@ -113,6 +114,13 @@ inside() {
   grep -E '^not ok' "$log/dump_restore.log" | sed 's/^/    dump_restore: /'
   [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/dump_restore.log" | sed 's/^/    /'; }
   echo "# dump_restore: $line"
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  # Citus's aggregate calling convention (test-only module, private tree)
+  PG_MAJOR=$m PGV_PORT=$((port + 1000)) bash test/cluster/citus_emulation.sh >"$log/citus_emulation.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/citus_emulation.log" | tail -n 1)
+  grep -E '^not ok' "$log/citus_emulation.log" | sed 's/^/    citus_emulation: /'
+  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/citus_emulation.log" | sed 's/^/    /'; }
+  echo "# citus_emulation: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
   # from 18 the module's magic block names it and its version
   if [ "$m" -ge 18 ]; then

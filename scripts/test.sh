@@ -90,6 +90,9 @@ bash test/memcheck/regress_asan.sh >"$log/regress_asan.log" 2>&1
 grep -E '^not ok|runtime error|ERROR: AddressSanitizer' "$log/regress_asan.log" | head -20 | sed 's/^/    /'
 count regress_asan "$log/regress_asan.log"
 
+# Citus's aggregate calling convention, emulated by a test-only module in a private tree (~10 s).
+bash test/cluster/citus_emulation.sh >"$log/citus_emulation.log" 2>&1; grep '^not ok' "$log/citus_emulation.log" | sed 's/^/    /'; count citus_emulation "$log/citus_emulation.log"
+
 # in_cluster NAME SHOW SCRIPT: runs test/cluster/SCRIPT in a throwaway cluster of its
 # own, shows its lines matching SHOW (and every "not ok"), adds its summary.
 in_cluster() {

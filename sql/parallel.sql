@@ -15,12 +15,12 @@ EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k) FROM par;
 EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 300000, 0.01) FROM par;
 EXPLAIN (COSTS OFF) SELECT cuckoo_union_agg(f) FROM (SELECT cuckoo_create(10) f FROM par) s;
 
--- Over no rows, parallel and serial plans give the same empty filters.
+-- Over no rows, parallel and serial plans both give NULL.
 CREATE TABLE empty_built AS
 SELECT 'parallel' AS plan, cuckoo_agg(k) AS a, cuckoo_agg(k, 0.0001) AS b, cuckoo_agg(k, 5000, 0.001) AS c
 FROM par WHERE k < 0;
 EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 0.0001) FROM par WHERE k < 0;
-SELECT cuckoo_agg(k, 2.0) FROM par WHERE k < 0;
+SELECT cuckoo_agg(k, 2.0) IS NULL AS no_rows FROM par WHERE k < 0;
 
 CREATE TABLE built AS
 SELECT 'parallel' AS plan, cuckoo_agg(k) AS a, cuckoo_agg(t, 0.001) AS b, cuckoo_agg(k, 300000, 0.01) AS c FROM par;
@@ -29,13 +29,8 @@ SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k) FROM par;
 INSERT INTO empty_built
 SELECT 'serial', cuckoo_agg(k), cuckoo_agg(k, 0.0001), cuckoo_agg(k, 5000, 0.001) FROM par WHERE k < 0;
-SELECT cuckoo_agg(k, 2.0) FROM par WHERE k < 0;
-SELECT plan, (cuckoo_info(a)).fingerprint_bits AS a_f, (cuckoo_info(b)).fingerprint_bits AS b_f,
-       (cuckoo_info(c)).fingerprint_bits AS c_f, (cuckoo_info(c)).buckets AS c_buckets,
-       (SELECT a::bytea FROM empty_built WHERE plan = 'serial') = a::bytea
-         AND (SELECT b::bytea FROM empty_built WHERE plan = 'serial') = b::bytea
-         AND (SELECT c::bytea FROM empty_built WHERE plan = 'serial') = c::bytea AS same_as_serial
-FROM empty_built ORDER BY plan;
+SELECT cuckoo_agg(k, 2.0) IS NULL AS no_rows FROM par WHERE k < 0;
+SELECT plan, a IS NULL AND b IS NULL AND c IS NULL AS all_null FROM empty_built ORDER BY plan;
 
 INSERT INTO built
 SELECT 'serial', cuckoo_agg(k), cuckoo_agg(t, 0.001), cuckoo_agg(k, 300000, 0.01) FROM par;

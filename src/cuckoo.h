@@ -16,6 +16,7 @@
  *
  * Layers, each using only those below it:
  *     cuckoo_funcs.c cuckoo_agg.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_hashset_type.c   (SQL) the cuckoo_hashset type (1.1)
  *     cuckoo_arg.c (.h)   per-call-site cache: detoast, probe view, hasher
  *     cuckoo_hashset.c (.h) cuckoo_agg's state, a sorted set of hashes
  *     cuckoo_hash.c       SQL values -> 64-bit hashes

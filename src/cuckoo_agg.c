@@ -16,6 +16,13 @@
  * function is the union, cuckoo_union_trans, which is also the transition of
  * cuckoo_union_agg.
  *
+ * From 1.1 the types with a built-in hash encoding also have concrete
+ * (non-polymorphic) overloads of both forms, which Citus can push down: the
+ * fixed shape reuses the functions here, and the data-sized one has the
+ * cuckoo_hashset state type (cuckoo_hashset_type.c).  Over no rows every
+ * form returns NULL, as Citus cannot pass fpr, capacity or the value type
+ * then.
+ *
  * Transition functions update their state in place, in the aggregate
  * context; final functions never change the state's contents.
  */
@@ -25,24 +32,10 @@
 #include <math.h>
 
 #include "miscadmin.h"
-#include "nodes/execnodes.h"
-#include "nodes/plannodes.h"
-#include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#define DEFAULT_FPR		0.01
-#define AGG_LOAD		0.95	/* load the data-sized filter is built at */
-#define AGG_BUCKET		4
-#define AGG_MAX_TRIES	200
 #define SER_MAGIC		0x43484153u	/* serialised state: "SAHC" */
-
-/* Fingerprint bits for the data-sized filter: enough for fpr at AGG_LOAD. */
-static inline uint32
-agg_fp_bits(double fpr)
-{
-	return plan_fp_bits(fpr, AGG_BUCKET, AGG_LOAD, "cuckoo_agg");
-}
 
 /*
  * The aggregate context of a transition, combine or (de)serialisation
@@ -80,7 +73,7 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 	vh = arg_hasher(fcinfo, 1);
 	if (s == NULL)
 	{
-		double		fpr = DEFAULT_FPR;
+		double		fpr = HASHSET_DEFAULT_FPR;
 
 		if (PG_NARGS() > 2)
 		{
@@ -91,7 +84,7 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 			fpr = PG_GETARG_FLOAT8(2);
 		}
 		plan_check_fpr(fpr);
-		(void) agg_fp_bits(fpr);
+		(void) hashset_fp_bits(fpr);
 		s = hashset_new(aggcxt, fpr, vh->kind, vh->type_tag);
 	}
 	hashset_add(s, value_hash(vh, PG_GETARG_DATUM(1)));
@@ -122,19 +115,7 @@ cuckoo_agg_combine(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("cuckoo_agg states of different value types cannot be combined")));
-	/* sorted runs merge; s2 is only read */
-	hashset_flush(s1);
-	hashset_merge_sorted(s1, s2->sorted, s2->nsorted);
-	if (s2->nbuf > 0)
-	{
-		HashSetReader	r;
-		uint64	   *b;
-
-		hashset_reader_open(&r, s2);
-		b = r.b;
-		hashset_merge_sorted(s1, b, r.nb);
-		hashset_reader_close(&r);
-	}
+	hashset_combine(s1, s2);	/* s2 is only read */
 	PG_RETURN_POINTER(s1);
 }
 
@@ -242,174 +223,17 @@ cuckoo_agg_deserialize(PG_FUNCTION_ARGS)
 }
 
 /*
- * The Aggref with the call's real arguments.  In a Finalize Aggregate (a
- * parallel or partitionwise plan) the call's only argument is a Var that
- * refers, through the child plans' target lists (Gather, Sort, Append, ...),
- * to the partial Aggref below, which still has them.
- */
-static Aggref *
-original_aggref(FunctionCallInfo fcinfo)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-	Plan	   *plan;
-	Expr	   *e;
-
-	if (aggref == NULL || !DO_AGGSPLIT_COMBINE(aggref->aggsplit) ||
-		fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
-		return aggref;
-	if (list_length(aggref->args) != 1)
-		return NULL;
-	e = ((TargetEntry *) linitial(aggref->args))->expr;
-	plan = ((AggState *) fcinfo->context)->ss.ps.plan;
-	for (int depth = 0; depth < 16 && plan != NULL; depth++)
-	{
-		Plan	   *child;
-		TargetEntry *tle;
-
-		if (IsA(e, Aggref))
-			return (Aggref *) e;
-		if (!IsA(e, Var) || ((Var *) e)->varno != OUTER_VAR)
-			return NULL;
-		if (IsA(plan, Append))
-			child = linitial(((Append *) plan)->appendplans);
-		else if (IsA(plan, MergeAppend))
-			child = linitial(((MergeAppend *) plan)->mergeplans);
-		else
-			child = plan->lefttree;
-		if (child == NULL || ((Var *) e)->varattno < 1 ||
-			((Var *) e)->varattno > list_length(child->targetlist))
-			return NULL;
-		tle = (TargetEntry *) list_nth(child->targetlist, ((Var *) e)->varattno - 1);
-		e = tle->expr;
-		plan = child;
-	}
-	return NULL;
-}
-
-/*
- * Argument argno of the aggregate call, for the final function over no rows
- * (FINALFUNC_EXTRA passes only NULL placeholders).  Returns false when it is
- * not a constant after planning (a column, or a parameter of a generic plan);
- * a constant NULL is an error, as it is when there are rows.
- */
-static bool
-agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
-{
-	Aggref	   *aggref = original_aggref(fcinfo);
-	TargetEntry *tle;
-	Const	   *c;
-
-	if (aggref == NULL || list_length(aggref->args) <= argno)
-		return false;
-	tle = (TargetEntry *) list_nth(aggref->args, argno);
-	if (!IsA(tle->expr, Const))
-		return false;
-	c = (Const *) tle->expr;
-	if (c->constisnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
-	*value = c->constvalue;
-	return true;
-}
-
-/* The empty filter an aggregate over no rows returns. */
-static CuckooFilter *
-empty_filter(FunctionCallInfo fcinfo, const cf_params *shape)
-{
-	ValueHasher vh;
-	CuckooFilter *v = filter_new(shape);
-	cf_filter	cf;
-
-	value_hasher_init(&vh, get_fn_expr_argtype(fcinfo->flinfo, 1),
-					   PG_GET_COLLATION(), CurrentMemoryContext);
-	cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
-	cf_set_kind(&cf, vh.kind, vh.type_tag);
-	return v;
-}
-
-/*
- * Final function of cuckoo_agg(value [, fpr]): a filter of exactly the
- * size the distinct values need, at load AGG_LOAD.  If an insert fails (the
- * random walk found no room), the table grows by half a percent and the
- * build starts over; the hashes are all still here.
+ * Final function of cuckoo_agg(value [, fpr]): a filter of exactly the size
+ * the distinct values need (hashset_build_filter).  No rows give NULL, as
+ * under Citus, which cannot pass fpr or the value type then.
  */
 PG_FUNCTION_INFO_V1(cuckoo_agg_final);
 Datum
 cuckoo_agg_final(PG_FUNCTION_ARGS)
 {
-	HashSetState *s = PG_ARGISNULL(0) ? NULL : (HashSetState *) PG_GETARG_POINTER(0);
-	cf_params	p = {0};
-	uint64		n;
-	uint64		m;
-	HashSetReader	r;
-	uint64	   *chunk;
-	int64		got;
-
-	p.bucket_size = AGG_BUCKET;
-	p.max_kicks = CF_DEFAULT_KICKS;
-	if (s == NULL)
-	{
-		Datum		d;
-		double		fpr = DEFAULT_FPR;
-
-		if (PG_NARGS() > 2)
-		{
-			if (!agg_const_arg(fcinfo, 1, &d))
-				PG_RETURN_NULL();	/* no row to take the fpr from */
-			fpr = DatumGetFloat8(d);
-		}
-		plan_check_fpr(fpr);
-		p.fp_bits = agg_fp_bits(fpr);
-		p.num_buckets = 1;
-		p.capacity = 1;
-		PG_RETURN_CUCKOO_P(empty_filter(fcinfo, &p));
-	}
-
-	chunk = palloc(HASHSET_CHUNK * sizeof(uint64));
-	hashset_reader_open(&r, s);
-	n = 0;
-	while ((got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
-		n += (uint64) got;
-	p.fp_bits = agg_fp_bits(s->fpr);
-	p.kind = s->kind;
-	p.type_tag = s->type_tag;
-	p.capacity = Max(n, 1);
-	m = cf_round_buckets((uint64) ceil((double) n / (AGG_BUCKET * AGG_LOAD)));
-
-	for (int tries = 0; tries < AGG_MAX_TRIES; tries++)
-	{
-		CuckooFilter *v;
-		cf_filter	cf;
-		bool		ok = true;
-
-		if (m == 0 || cf_total_bytes(m, AGG_BUCKET, p.fp_bits, false) > CF_MAX_BYTES)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many distinct values for one cuckoo filter: " UINT64_FORMAT, n),
-					 errdetail("A filter may take at most %zu bytes.", (size_t) CF_MAX_BYTES)));
-		p.num_buckets = (uint32) m;
-		v = filter_new(&p);
-		cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
-		/* ascending hash order, whatever the plan: byte-identical results */
-		hashset_reader_rewind(&r);
-		while (ok && (got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
-		{
-			cf_status	st;
-
-			if (cf_insert_many(&cf, chunk, (size_t) got, &st) != (size_t) got)
-				ok = false;
-		}
-		if (ok)
-		{
-			hashset_reader_close(&r);
-			PG_RETURN_CUCKOO_P(v);
-		}
-		pfree(v);
-		m = cf_round_buckets(m + Max(1, m / 200));
-	}
-	elog(ERROR, "could not build a cuckoo filter for " UINT64_FORMAT " values", n);
-	PG_RETURN_NULL();			/* keep compiler quiet */
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	PG_RETURN_CUCKOO_P(hashset_build_filter((HashSetState *) PG_GETARG_POINTER(0)));
 }
 
 /*
@@ -442,7 +266,7 @@ cuckoo_agg_fixed_trans(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
-		plan_params(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), AGG_BUCKET,
+		plan_params(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), HASHSET_BUCKET,
 					0, false, CF_DEFAULT_KICKS, false, &p);
 		p.kind = vh->kind;
 		p.type_tag = vh->type_tag;
@@ -464,25 +288,16 @@ cuckoo_agg_fixed_trans(PG_FUNCTION_ARGS)
 }
 
 /*
- * Final function of cuckoo_agg(value, capacity, fpr): the state as it is,
- * or over no rows an empty filter of the requested shape (when capacity and
- * fpr are constants; otherwise NULL, as there is no row to take them from).
+ * Final function of cuckoo_agg(value, capacity, fpr): the state as it is;
+ * no rows give NULL (Citus cannot pass capacity and fpr then).
  */
 PG_FUNCTION_INFO_V1(cuckoo_agg_fixed_final);
 Datum
 cuckoo_agg_fixed_final(PG_FUNCTION_ARGS)
 {
-	Datum		cap,
-				fpr;
-	cf_params	p;
-
-	if (!PG_ARGISNULL(0))
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	if (!agg_const_arg(fcinfo, 1, &cap) || !agg_const_arg(fcinfo, 2, &fpr))
+	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	plan_params(DatumGetInt64(cap), DatumGetFloat8(fpr), AGG_BUCKET, 0,
-				false, CF_DEFAULT_KICKS, false, &p);
-	PG_RETURN_CUCKOO_P(empty_filter(fcinfo, &p));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 }
 
 /*

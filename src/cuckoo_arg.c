@@ -8,8 +8,15 @@
 #include "cuckoo_arg.h"
 
 #include "access/detoast.h"
+#include "access/htup_details.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "parser/parse_coerce.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
 
 /*
  * A detoasted copy of filter datum d in the call site's memory context; a
@@ -158,6 +165,47 @@ init_cached_hasher(FunctionCallInfo fcinfo, CallSiteCache *cc, Oid typid)
 	return &cc->hasher;
 }
 
+/*
+ * The declared type of argument argno of the called function, for a call
+ * without a call expression.  PostgreSQL's executor gives every call one,
+ * from which get_fn_expr_argtype reads the argument types; Citus's
+ * worker_partial_agg and coord_combine_agg call an aggregate's transition,
+ * combine and final functions through call records of their own, with none
+ * (so does any extension that calls a function by OID).  The function's own
+ * signature (its pg_proc row, found by fn_oid) still says the type, unless
+ * it is polymorphic: then a clear error.
+ */
+static Oid
+arg_declared_type(FunctionCallInfo fcinfo, int argno)
+{
+	Oid			fn = fcinfo->flinfo ? fcinfo->flinfo->fn_oid : InvalidOid;
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Oid			typid = InvalidOid;
+
+	if (!OidIsValid(fn))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("could not determine the data type of the value"),
+				 errdetail("The function was called without a call expression and without its OID.")));
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", fn);
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	if (argno >= 0 && argno < proc->pronargs)
+		typid = proc->proargtypes.values[argno];
+	ReleaseSysCache(tup);
+	if (!OidIsValid(typid) || IsPolymorphicType(typid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("could not determine the data type of the value"),
+				 errdetail("%s was called without a call expression (as Citus's worker_partial_agg calls a transition function), and its argument %d is declared %s.",
+						   format_procedure(fn), argno + 1,
+						   OidIsValid(typid) ? format_type_be(typid) : "missing"),
+				 errhint("Cast the value to one of the types that cuckoo_agg has a concrete overload for (integer, numeric, text, bytea, uuid, date, timestamp, boolean or float types).")));
+	return typid;
+}
+
 /* The hasher for argument argno (of a polymorphic function), first call
  * (arg_hasher in cuckoo.h is the per-row path). */
 ValueHasher *
@@ -167,10 +215,9 @@ arg_hasher_init(FunctionCallInfo fcinfo, int argno)
 	Oid			typid;
 
 	typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	/* no call expression (Citus): the function's declared argument type */
 	if (!OidIsValid(typid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("could not determine the data type of the value")));
+		typid = arg_declared_type(fcinfo, argno);
 	return init_cached_hasher(fcinfo, cc, typid);
 }
 

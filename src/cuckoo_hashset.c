@@ -14,8 +14,14 @@
  * serial and parallel plans build byte-identical filters.  No function but
  * the transition and combine ever changes a state: serialisation and the
  * final function merge a sorted copy of the buffer on the fly.
+ *
+ * The filter a set builds (hashset_build_filter) is the final result of both
+ * cuckoo_agg(value [, fpr]) and its cuckoo_hashset-state overloads, so the
+ * two give the same filter, byte for byte, over the same values.
  */
 #include "cuckoo_hashset.h"
+
+#include <math.h>
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -290,3 +296,93 @@ hashset_count(const HashSetState *s)
 	return n;
 }
 
+
+/* s1 gains s2's hashes (sorted runs merge); s2 is only read. */
+void
+hashset_combine(HashSetState *s1, const HashSetState *s2)
+{
+	hashset_flush(s1);
+	hashset_merge_sorted(s1, s2->sorted, s2->nsorted);
+	if (s2->nbuf > 0)
+	{
+		HashSetReader r;
+
+		hashset_reader_open(&r, s2);
+		hashset_merge_sorted(s1, r.b, r.nb);
+		hashset_reader_close(&r);
+	}
+}
+
+/* Whether a data-sized filter can be built at fpr (no error raised). */
+bool
+hashset_fpr_valid(double fpr)
+{
+	return !isnan(fpr) && fpr > 0.0 && fpr < 1.0 &&
+		cf_fp_bits_for_fpr_at(fpr, HASHSET_BUCKET, HASHSET_LOAD) >= 0;
+}
+
+/*
+ * The filter of a set's hashes, of exactly the size they need, at load
+ * HASHSET_LOAD; the set is only read.  If an insert fails (the random walk
+ * found no room), the table grows by half a percent and the build starts
+ * over; the hashes are all still here.
+ */
+CuckooFilter *
+hashset_build_filter(const HashSetState *s)
+{
+	cf_params	p = {0};
+	uint64		n;
+	uint64		m;
+	HashSetReader r;
+	uint64	   *chunk;
+	int64		got;
+
+	p.bucket_size = HASHSET_BUCKET;
+	p.max_kicks = CF_DEFAULT_KICKS;
+	chunk = palloc(HASHSET_CHUNK * sizeof(uint64));
+	hashset_reader_open(&r, s);
+	n = 0;
+	while ((got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
+		n += (uint64) got;
+	p.fp_bits = hashset_fp_bits(s->fpr);
+	p.kind = s->kind;
+	p.type_tag = s->type_tag;
+	p.capacity = Max(n, 1);
+	/* at least one bucket: a cuckoo_hashset read from text may be empty */
+	m = cf_round_buckets(Max(1, (uint64) ceil((double) n / (HASHSET_BUCKET * HASHSET_LOAD))));
+
+	for (int tries = 0; tries < HASHSET_MAX_TRIES; tries++)
+	{
+		CuckooFilter *v;
+		cf_filter	cf;
+		bool		ok = true;
+
+		if (m == 0 || cf_total_bytes(m, HASHSET_BUCKET, p.fp_bits, false) > CF_MAX_BYTES)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many distinct values for one cuckoo filter: " UINT64_FORMAT, n),
+					 errdetail("A filter may take at most %zu bytes.", (size_t) CF_MAX_BYTES)));
+		p.num_buckets = (uint32) m;
+		v = filter_new(&p);
+		cf_open(&cf, v->bytes, CUCKOO_BYTES_LEN(v));
+		/* ascending hash order, whatever the plan: byte-identical results */
+		hashset_reader_rewind(&r);
+		while (ok && (got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
+		{
+			cf_status	st;
+
+			if (cf_insert_many(&cf, chunk, (size_t) got, &st) != (size_t) got)
+				ok = false;
+		}
+		if (ok)
+		{
+			hashset_reader_close(&r);
+			pfree(chunk);
+			return v;
+		}
+		pfree(v);
+		m = cf_round_buckets(m + Max(1, m / 200));
+	}
+	elog(ERROR, "could not build a cuckoo filter for " UINT64_FORMAT " values", n);
+	return NULL;				/* keep compiler quiet */
+}

@@ -3,6 +3,8 @@
  *     The state of cuckoo_agg(value [, fpr]) (cuckoo_hashset.c): the set of
  *     distinct 64-bit hashes seen, and a reader that hands them out in
  *     ascending order without changing the state.  The per-row add is inline.
+ *     The same set is the state of the cuckoo_hashset SQL type
+ *     (cuckoo_hashset_type.c), which carries it between nodes (Citus).
  */
 #ifndef CUCKOO_HASHSET_H
 #define CUCKOO_HASHSET_H
@@ -11,6 +13,10 @@
 
 #define HASHSET_BUF_MIN		65536
 #define HASHSET_CHUNK		4096	/* hashes a reader hands out at a time */
+#define HASHSET_DEFAULT_FPR	0.01
+#define HASHSET_LOAD		0.95	/* load the data-sized filter is built at */
+#define HASHSET_BUCKET		4
+#define HASHSET_MAX_TRIES	200		/* builds before giving up (each 0.5% larger) */
 
 typedef struct HashSetState
 {
@@ -45,6 +51,16 @@ extern void hashset_reader_open(HashSetReader *r, const HashSetState *s);
 extern int64 hashset_reader_read(HashSetReader *r, uint64 *out, int64 max);
 extern void hashset_reader_rewind(HashSetReader *r);
 extern void hashset_reader_close(HashSetReader *r);
+extern void hashset_combine(HashSetState *s1, const HashSetState *s2);
+extern bool hashset_fpr_valid(double fpr);
+extern CuckooFilter *hashset_build_filter(const HashSetState *s);
+
+/* Fingerprint bits for the data-sized filter: enough for fpr at HASHSET_LOAD. */
+static inline uint32
+hashset_fp_bits(double fpr)
+{
+	return plan_fp_bits(fpr, HASHSET_BUCKET, HASHSET_LOAD, "cuckoo_agg");
+}
 
 /* Adds one hash (inline: called per row). */
 static inline void

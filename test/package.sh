@@ -102,6 +102,10 @@ for f in "$($PG_CONFIG --pkglibdir)/cuckoo.so" "$($PG_CONFIG --sharedir)/extensi
          "$($PG_CONFIG --sharedir)/extension/cuckoo--$version.sql"; do
   check "package ships $f" 1 "$(grep -cx "$f" "$tmp/files")"
 done
+# and every SQL script the Makefile installs (older versions, update scripts)
+for s in $(sed -n 's/^DATA *= *//p' Makefile); do
+  check "package ships $s" 1 "$(grep -cx "$($PG_CONFIG --sharedir)/extension/$s" "$tmp/files")"
+done
 
 # 4. CREATE EXTENSION and the demo against the packaged files.
 pg_virtualenv -t -c "-p $port" -v "$major" sh -c "

@@ -314,7 +314,8 @@ END $$;
 SELECT agg('agg_int_1000', 'int8', 0.01, ARRAY(SELECT i::text FROM generate_series(1, 1000) i));
 SELECT agg('agg_int_dups', 'int4', 0.05, ARRAY(SELECT (i % 97)::text FROM generate_series(1, 500) i));
 SELECT agg('agg_int_one', 'int8', 0.01, ARRAY['7']);
-SELECT agg('agg_int_empty', 'int8', 0.01, '{}');
+-- (no empty case: from 1.1 cuckoo_agg over no rows gives NULL, not a filter;
+-- the clients' build() of no values still gives an empty filter of the given kind)
 SELECT agg('agg_text_2000', 'text', 0.001, ARRAY(SELECT 'user-' || i FROM generate_series(1, 2000) i));
 SELECT agg('agg_uuid_300', 'uuid', 0.0001, ARRAY(SELECT md5(i::text)::uuid::text FROM generate_series(1, 300) i));
 SELECT agg('agg_numeric', 'numeric', 0.2, ARRAY(SELECT (i / 4.0)::text FROM generate_series(1, 400) i));

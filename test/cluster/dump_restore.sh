@@ -57,4 +57,60 @@ bad_rc=$?
 check "a corrupted dump is refused" "3" "$bad_rc"
 check "with the validator's message" "1" "$(grep -c 'invalid cuckoofilter value' "$tmp/bad.out")"
 
+# cuckoo_hashset (1.1) columns: dumped and restored in both formats, then the
+# same filter is built from them.
+createdb cuckoo_hs
+q cuckoo_hs "CREATE EXTENSION cuckoo;
+CREATE AGGREGATE hashset_of(bigint) (SFUNC = cuckoo_hashset_trans, STYPE = cuckoo_hashset,
+                                     COMBINEFUNC = cuckoo_hashset_combine);
+CREATE TABLE states AS SELECT g % 5 AS part, hashset_of(g) AS s FROM generate_series(1, 40000) g GROUP BY g % 5;" >/dev/null
+hs_sums=$(q cuckoo_hs "SELECT string_agg(part || ':' || md5(s::text), ',' ORDER BY part) FROM states")
+pg_dump -Fc -f "$tmp/hs.dump" cuckoo_hs && pg_dump -Fp -f "$tmp/hs.sql" cuckoo_hs
+check "pg_dump of cuckoo_hashset columns" 0 $?
+createdb cuckoo_hs_custom
+pg_restore --exit-on-error -d cuckoo_hs_custom "$tmp/hs.dump"
+check "pg_restore of cuckoo_hashset columns" 0 $?
+createdb cuckoo_hs_plain
+psql -X -q -v ON_ERROR_STOP=1 -d cuckoo_hs_plain -f "$tmp/hs.sql" >/dev/null
+check "psql restore of cuckoo_hashset columns" 0 $?
+for db in cuckoo_hs_custom cuckoo_hs_plain; do
+  check "$db: states identical" "$hs_sums" \
+    "$(q $db "SELECT string_agg(part || ':' || md5(s::text), ',' ORDER BY part) FROM states")"
+done
+check "a filter built from the restored states equals cuckoo_agg's" t "$(q cuckoo_hs_custom "
+  CREATE AGGREGATE hashset_union(cuckoo_hashset) (SFUNC = cuckoo_hashset_combine, STYPE = cuckoo_hashset,
+                                                  FINALFUNC = cuckoo_hashset_final);
+  SELECT (SELECT hashset_union(s)::bytea FROM states) = (SELECT cuckoo_agg(g)::bytea FROM generate_series(1, 40000) g)")"
+
+# A dump made with version 1.0 restores into a server whose default is newer:
+# CREATE EXTENSION installs the default, and the 1.0 filters, views and
+# functions come back unchanged.
+default=$(q postgres "SELECT default_version FROM pg_available_extensions WHERE name = 'cuckoo'")
+if q postgres "SELECT 1 FROM pg_available_extension_versions WHERE name = 'cuckoo' AND version = '1.0'" | grep -q 1 \
+   && [ "$default" != 1.0 ]; then
+  createdb cuckoo_v10
+  q cuckoo_v10 "CREATE EXTENSION cuckoo VERSION '1.0';
+CREATE TABLE filters (name text PRIMARY KEY, f cuckoofilter);
+INSERT INTO filters SELECT 'ints', cuckoo_agg(g) FROM generate_series(1, 50000) g
+UNION ALL SELECT 'fixed', cuckoo_agg(g, 100000, 0.01) FROM generate_series(1, 30000) g
+UNION ALL SELECT 'texts', cuckoo_agg('key ' || g, 0.001) FROM generate_series(1, 20000) g;
+CREATE TABLE nums AS SELECT g AS k FROM generate_series(1, 1000) g;
+CREATE VIEW agg_view AS SELECT cuckoo_agg(k) AS f FROM nums;
+CREATE FUNCTION has(x int) RETURNS boolean LANGUAGE sql STABLE
+  AS \$\$SELECT cuckoo_contains(f, x) FROM filters WHERE name = 'ints'\$\$;" >/dev/null
+  v10_sums=$(q cuckoo_v10 "SELECT string_agg(name || ':' || md5(f::bytea), ',' ORDER BY name) FROM filters")
+  v10_view=$(q cuckoo_v10 "SELECT md5(f::bytea) FROM agg_view")
+  pg_dump -Fc -f "$tmp/v10.dump" cuckoo_v10
+  createdb cuckoo_v10_restored
+  pg_restore --exit-on-error -d cuckoo_v10_restored "$tmp/v10.dump"
+  check "a 1.0 dump restores into $default" 0 $?
+  check "restored as version $default" "$default" \
+    "$(q cuckoo_v10_restored "SELECT extversion FROM pg_extension WHERE extname = 'cuckoo'")"
+  check "1.0 filters identical after restore into $default" "$v10_sums" \
+    "$(q cuckoo_v10_restored "SELECT string_agg(name || ':' || md5(f::bytea), ',' ORDER BY name) FROM filters")"
+  check "a 1.0 view over cuckoo_agg gives the same filter in $default" "$v10_view" \
+    "$(q cuckoo_v10_restored "SELECT md5(f::bytea) FROM agg_view")"
+  check "a 1.0 SQL function over the filters still answers" "t" "$(q cuckoo_v10_restored "SELECT has(12345)")"
+fi
+
 finish

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Shows that test/upgrade.sh catches broken update chains, inside a throwaway
-# cluster (pg_virtualenv).  Each scenario simulates a release 1.1 in a
+# cluster (pg_virtualenv).  Each scenario simulates the next release NEXT
+# (the installed default version CUR plus 0.1, e.g. 1.2 after 1.1) in a
 # scratch directory that the server reads through Debian's extension_destdir
 # setting ("$extension_destdir$SHAREDIR/extension" is searched before the
 # real extension directory, which is never touched): a control file with
-# default_version = '1.1', a full install script cuckoo--1.1.sql (1.0 plus one
-# new function) and an update script cuckoo--1.0--1.1.sql.
+# default_version = NEXT, a full install script cuckoo--NEXT.sql (CUR plus one
+# new function) and an update script cuckoo--CUR--NEXT.sql.
 #
-#   good       the update script adds the function as 1.1 defines it: passes
+#   good       the update script adds the function as NEXT defines it: passes
 #   forgotten  the update script forgets the function: must fail
 #   different  the update script creates it VOLATILE, not IMMUTABLE: must fail
 #   nocomment  the update script forgets its COMMENT: must fail
-#   nopath     there is no cuckoo--1.0--1.1.sql at all: must fail
+#   nopath     there is no cuckoo--CUR--NEXT.sql at all: must fail
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -31,6 +32,11 @@ if ! q postgres "SELECT 1 FROM pg_settings WHERE name = 'extension_destdir'" | g
   finish; exit
 fi
 before=$(md5sum "$extdir"/cuckoo* | md5sum)
+cur=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$extdir/cuckoo.control")
+next=$(echo "$cur" | awk -F. '{ print $1 "." $2 + 1 }')
+# versions with a full install script in the real directory, plus NEXT
+nversions=$(( $(ls "$extdir" | grep -cE '^cuckoo--[0-9.]+\.sql$') + 1 ))
+echo "# installed default version $cur; simulating $next"
 
 NEWFN="CREATE FUNCTION cuckoo_is_empty(f cuckoofilter) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -42,12 +48,12 @@ scenario() {
   local name=$1 expect=$2 body=$3 failing=${4:-} dir rc log
   dir="$scratch/$name"
   mkdir -p "$dir$extdir"
-  sed "s/^default_version = .*/default_version = '1.1'/" "$extdir/cuckoo.control" >"$dir$extdir/cuckoo.control"
-  { sed 's/^-- cuckoo 1.0:/-- cuckoo 1.1 (simulated):/' "$extdir/cuckoo--1.0.sql"; echo "$NEWFN"; echo "$COMMENT"; } \
-    >"$dir$extdir/cuckoo--1.1.sql"
+  sed "s/^default_version = .*/default_version = '$next'/" "$extdir/cuckoo.control" >"$dir$extdir/cuckoo.control"
+  { sed "s/^-- cuckoo $cur:/-- cuckoo $next (simulated):/" "$extdir/cuckoo--$cur.sql"; echo "$NEWFN"; echo "$COMMENT"; } \
+    >"$dir$extdir/cuckoo--$next.sql"
   if [ "$body" != - ]; then
     printf '%s\n' "\\echo Use \"ALTER EXTENSION cuckoo UPDATE\" to load this file. \\quit" "$body" \
-      >"$dir$extdir/cuckoo--1.0--1.1.sql"
+      >"$dir$extdir/cuckoo--$cur--$next.sql"
   fi
   chmod -R a+rX "$scratch"
   q postgres "ALTER SYSTEM SET extension_destdir = '$dir'" >/dev/null
@@ -56,11 +62,11 @@ scenario() {
   log="$scratch/$name.log"
   bash "$here/upgrade.sh" >"$log" 2>&1
   rc=$?
-  check "$name: the simulated 1.1 is what the server sees" 1 \
-    "$(grep -c '^# default version 1.1; available versions: 1.0 1.1$' "$log")"
+  check "$name: the simulated $next is what the server sees" 1 \
+    "$(grep -cE "^# default version $next; available versions: .*$cur $next\$" "$log")"
   if [ "$expect" = pass ]; then
     check "$name: test/upgrade.sh passes" 0 "$rc"
-    check "$name: and walked both versions" 1 "$(grep -c '^# walked 2 version(s) to 1.1' "$log")"
+    check "$name: and walked all $nversions versions" 1 "$(grep -c "^# walked $nversions version(s) to $next" "$log")"
   else
     check "$name: test/upgrade.sh fails" 1 "$([ "$rc" -ne 0 ] && echo 1 || echo 0)"
     check "$name: with 'not ok - $failing'" 1 "$(grep -c "^not ok - $failing" "$log")"
@@ -76,8 +82,8 @@ scenario forgotten fail "-- (cuckoo_is_empty forgotten)" "1.0: member objects eq
 scenario different fail "${NEWFN/IMMUTABLE/VOLATILE}
 $COMMENT" "1.0: definitions, comments"
 scenario nocomment fail "$NEWFN" "1.0: definitions, comments"
-scenario nopath fail - "every version has an update path to 1.1"
+scenario nopath fail - "every version has an update path to $next"
 
 check "the real extension directory was not touched" "$before" "$(md5sum "$extdir"/cuckoo* | md5sum)"
-check "no simulated file is left in it" 0 "$(find "$extdir" -name 'cuckoo--*1.1*' | wc -l)"
+check "no simulated file is left in it" 0 "$(find "$extdir" -name "cuckoo--*$next*" | wc -l)"
 finish

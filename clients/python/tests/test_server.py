@@ -235,9 +235,14 @@ def test_build_equals_cuckoo_agg(conn, families, fam, fpr, n):
     assert pgcuckoo.build(families[fam][:n], fpr).to_bytes() == theirs
 
 
-def test_empty_build_equals_cuckoo_agg(conn, families):
+def test_empty_cuckoo_agg_is_null(conn, families):
+    # from 1.1 cuckoo_agg over no rows gives NULL (as under Citus, which cannot
+    # pass the fpr or the value type then); build() of no values still gives
+    # an empty filter of the kind asked for
     theirs = conn.execute("SELECT cuckoo_agg(v, 0.001)::bytea FROM xc.v_text WHERE false").fetchone()[0]
-    assert pgcuckoo.build([], 0.001, kind="text").to_bytes() == theirs
+    assert theirs is None
+    empty = pgcuckoo.build([], 0.001, kind="text")
+    assert empty.info()["value_type"] == "text" and not empty.contains("a")
 
 
 def test_hashes_agree(conn, families):
