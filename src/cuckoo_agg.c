@@ -72,21 +72,7 @@ cuckoo_agg_trans(PG_FUNCTION_ARGS)
 	}
 	vh = arg_hasher(fcinfo, 1);
 	if (s == NULL)
-	{
-		double		fpr = HASHSET_DEFAULT_FPR;
-
-		if (PG_NARGS() > 2)
-		{
-			if (PG_ARGISNULL(2))
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
-			fpr = PG_GETARG_FLOAT8(2);
-		}
-		plan_check_fpr(fpr);
-		(void) hashset_fp_bits(fpr);
-		s = hashset_new(aggcxt, fpr, vh->kind, vh->type_tag);
-	}
+		s = hashset_new(aggcxt, hashset_fpr_arg(fcinfo, 2), vh->kind, vh->type_tag);
 	hashset_add(s, value_hash(vh, PG_GETARG_DATUM(1)));
 	PG_RETURN_POINTER(s);
 }

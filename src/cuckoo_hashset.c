@@ -386,3 +386,25 @@ hashset_build_filter(const HashSetState *s)
 	elog(ERROR, "could not build a cuckoo filter for " UINT64_FORMAT " values", n);
 	return NULL;				/* keep compiler quiet */
 }
+
+/*
+ * The fpr of a new state of cuckoo_agg(value [, fpr]): argument argno when
+ * the call has it (checked; NULL is an error), else the default.
+ */
+double
+hashset_fpr_arg(FunctionCallInfo fcinfo, int argno)
+{
+	double		fpr = HASHSET_DEFAULT_FPR;
+
+	if (PG_NARGS() > argno)
+	{
+		if (PG_ARGISNULL(argno))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
+		fpr = PG_GETARG_FLOAT8(argno);
+	}
+	plan_check_fpr(fpr);
+	(void) hashset_fp_bits(fpr);
+	return fpr;
+}

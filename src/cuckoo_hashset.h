@@ -54,6 +54,7 @@ extern void hashset_reader_close(HashSetReader *r);
 extern void hashset_combine(HashSetState *s1, const HashSetState *s2);
 extern bool hashset_fpr_valid(double fpr);
 extern CuckooFilter *hashset_build_filter(const HashSetState *s);
+extern double hashset_fpr_arg(FunctionCallInfo fcinfo, int argno);
 
 /* Fingerprint bits for the data-sized filter: enough for fpr at HASHSET_LOAD. */
 static inline uint32

@@ -413,21 +413,7 @@ cuckoo_hashset_trans(PG_FUNCTION_ARGS)
 	}
 	vh = arg_hasher(fcinfo, 1);
 	if (PG_ARGISNULL(0))
-	{
-		double		fpr = HASHSET_DEFAULT_FPR;
-
-		if (PG_NARGS() > 2)
-		{
-			if (PG_ARGISNULL(2))
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("capacity and fpr of cuckoo_agg must not be NULL")));
-			fpr = PG_GETARG_FLOAT8(2);
-		}
-		plan_check_fpr(fpr);
-		(void) hashset_fp_bits(fpr);
-		e = hashset_expanded_new(aggcxt, fpr, vh->kind, vh->type_tag);
-	}
+		e = hashset_expanded_new(aggcxt, hashset_fpr_arg(fcinfo, 2), vh->kind, vh->type_tag);
 	else
 		e = hashset_state(fcinfo, aggcxt, 0);
 	if (e->s->kind != vh->kind || e->s->type_tag != vh->type_tag)
