@@ -52,6 +52,15 @@ typedef struct cf_params
 	uint16_t	kind;			/* cf_kind */
 	uint32_t	type_tag;		/* non-zero only for CF_KIND_OTHER */
 	uint64_t	capacity;		/* rated capacity, 1 .. m * b */
+	/*
+	 * Format version 2 (issue 11, docs/FORMAT.md).  All zero: a version-1
+	 * filter, written byte for byte as 1.0 writes it.
+	 */
+	uint32_t	expansion;		/* 0: fixed; 2: grows by linear hashing
+								 * (version 2, b = 4, plain buckets) */
+	uint32_t	tail_bits;		/* t: spare address bits per entry; 0 unless
+								 * expansion = 2 (then CF_V2_TAIL_BITS) */
+	uint32_t	gen_bits;		/* g: generation tag bits, 0 .. CF_V2_MAX_GEN_BITS */
 } cf_params;
 
 /* A view over a serialised filter; cheap to build, holds no allocation. */
@@ -83,6 +92,9 @@ typedef struct cf_filter
 	/* the same for the four (f-4)-bit suffixes of a semi-sorted bucket */
 	uint64_t	ss_lo_ones;
 	uint64_t	ss_hi_bits;
+	size_t		alloc;			/* usable bytes at buf (>= len) */
+	/* version 2 (the core fills these; hosts read them only via cf_get_info) */
+	uint32_t	version;
 } cf_filter;
 
 /*
@@ -145,6 +157,79 @@ extern uint32_t cf_alt_bucket(const cf_filter *cf, uint32_t i, uint32_t fp);
 extern cf_status cf_union_into(cf_filter *dst, const cf_filter *src);
 extern uint32_t cf_shrink_target(const cf_filter *cf);
 extern cf_status cf_rehash_into(const cf_filter *src, cf_filter *dst);
+
+/*
+ * ---- version 2: growing and rotating filters (issue 11) ----
+ *
+ * Every operation above (insert, insert_if_absent, insert_many, contains,
+ * contains_many, count, remove, union_into, validate, check_header, items,
+ * victim_used, get_params, ...) accepts a version-2 filter as well and
+ * dispatches inside the core; a host never needs to branch on the version
+ * except to pick shrink (cf_compact_* below) and to report cf_get_info.
+ *
+ * Growth needs a larger buffer.  cf_filter.alloc is the number of bytes
+ * usable at cf_filter.buf (cf_open sets it to len; a host that over-allocates
+ * may raise it).  When a growing filter needs more, the core calls
+ * cf_realloc_hook(buf, new_alloc) at a point where the filter is valid, then
+ * updates cf->buf, cf->data, cf->alloc and (after the split) cf->len.  The
+ * hook returns the new buffer with the old contents, or NULL: the operation
+ * then fails with CF_FULL and leaves the filter unchanged and valid.  A hook
+ * may also not return (PostgreSQL's repalloc ERRORs), which is safe for the
+ * same reason.  NULL hook: the core uses realloc().  After any mutating call
+ * on a growing filter the host must re-read cf->buf and cf->len.
+ * A split that would make len exceed CF_MAX_BYTES is not done: the insert
+ * proceeds in the current table and fails with CF_FULL only if no room.
+ */
+typedef void *(*cf_realloc_fn) (void *buf, size_t new_alloc);
+extern cf_realloc_fn cf_realloc_hook;
+
+/* Parameters of a growing filter for capacity items at rate fpr:
+ * expansion 2, b 4, f = f_fixed - 4 (>= CF_MIN_FP_BITS), t = CF_V2_TAIL_BITS,
+ * m for capacity at the growth load.  false + err when it cannot be made. */
+extern bool cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
+							  cf_params *p, char *err, size_t errlen);
+
+/* 1 or 2 */
+extern uint32_t cf_version(const cf_filter *cf);
+
+/* What cuckoo_info reports beyond cf_get_params. */
+typedef struct cf_info
+{
+	uint32_t	version;
+	uint32_t	expansion;		/* 0 or 2 */
+	uint32_t	tail_bits;
+	uint32_t	gen_bits;
+	uint32_t	c;				/* m = c * 2^k + split (version 2) */
+	uint32_t	k;
+	uint32_t	split;			/* linear-hashing split pointer p */
+	uint32_t	initial_buckets;	/* m at creation */
+	uint64_t	entries;		/* occupied slots, victim included (>= items) */
+	uint32_t	cur_gen;		/* generation being filled */
+	uint32_t	keep;			/* last keep given to cf_rotate (0: never) */
+	uint32_t	generations;	/* live generations reported in gen_items */
+	uint64_t	gen_items[256];	/* items per live generation, newest first */
+} cf_info;
+extern void cf_get_info(const cf_filter *cf, cf_info *out);
+
+/*
+ * Rotation: a new generation is started and the generations older than the
+ * last keep (the new one included) are dropped.  Works on version 1 and 2;
+ * the result is version 2 (a fixed filter stays fixed: t = 0).
+ * cf_rotate_bytes: the exact length of the result, 0 if keep is out of
+ * range (1 .. CF_MAX_KEEP) or the result would exceed CF_MAX_BYTES.
+ * cf_rotate writes the result into dst (that many bytes; src is not changed).
+ */
+extern size_t cf_rotate_bytes(const cf_filter *src, uint32_t keep);
+extern void cf_rotate(const cf_filter *src, uint32_t keep, void *dst);
+
+/*
+ * Compaction of a version-2 filter: the smallest table that holds its
+ * entries, without the keys (docs/DESIGN.md says where it cannot go).
+ * cf_compact_bytes: exact length of the result; cf_compact_into writes it
+ * (CF_OK, or CF_FULL if it did not fit: the host then keeps src).
+ */
+extern size_t cf_compact_bytes(const cf_filter *src);
+extern cf_status cf_compact_into(const cf_filter *src, void *dst, size_t len);
 
 /* ---- hashing and text codec ---- */
 extern uint64_t cf_hash_bytes(const void *data, size_t len);

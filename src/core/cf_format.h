@@ -66,6 +66,14 @@ typedef char cf_header_fields_fill_header_[(0 CF_HEADER_FIELDS(CF_FIELD_END_)) =
 #define CF_FLAG_VICTIM		0x02	/* the victim slot holds a fingerprint */
 #define CF_FLAGS_KNOWN		(CF_FLAG_SEMISORT | CF_FLAG_VICTIM)
 
+/* Format version 2 (growing / rotating filters, docs/FORMAT.md). */
+#define CF_VERSION_2		2
+#define CF_V2_TAIL_BITS		9	/* t of a growing filter */
+#define CF_V2_MAX_GEN_BITS	8
+#define CF_MAX_KEEP			255	/* cf_rotate's keep: 1 .. CF_MAX_KEEP */
+#define CF_V2_LOAD			0.90	/* a growing filter splits a bucket when
+									 * an insert would pass this load */
+
 #define CF_MIN_FP_BITS		4
 #define CF_MAX_FP_BITS		32
 #define CF_MAX_KICKS_LIMIT	100000

@@ -36,6 +36,8 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 	cf_ss_init();
 	cf->buf = (uint8_t *) buf;
 	cf->len = len;
+	cf->alloc = len;
+	cf->version = h[CF_OFF_VERSION];
 	cf->data = cf->buf + CF_HEADER_SIZE;
 	cf->m = rd32(h + CF_OFF_NUM_BUCKETS);
 	split_buckets(cf->m, &cf->c, &cf->k);
