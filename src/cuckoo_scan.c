@@ -30,6 +30,7 @@
  */
 #include "cuckoo_arg.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -311,7 +312,8 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		cscan->custom_exprs = list_make3(filter, key, clause);
 	}
 	cscan->custom_private = list_make1(makeInteger(batch_size));
-	cscan->custom_scan_tlist = copyObject(flat);
+	/* copyObjectImpl: 19's copyObject needs C23's typeof_unqual, not gnu99 */
+	cscan->custom_scan_tlist = (List *) copyObjectImpl(flat);
 	cscan->methods = &probe_scan_methods;
 	return &cscan->scan.plan;
 }
