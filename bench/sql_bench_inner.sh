@@ -278,19 +278,40 @@ SETUP=$SERIAL BASE=$Q_BASE
 TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM fz_ext_pglz), k);"
 measure; probe_row "TOASTed + compressed (pglz) filter: \`fz_ext_pglz\`, InitPlan (a different, sparse filter; see Stored filters)"
 
-if ((HUGE > NB)); then
-  # The build keys plus HUGE - NB keys outside the probe range: the same
-  # matches as filter b, from a filter too large for any CPU cache.
-  log "building the $HUGE-item filter"
-  sql "CREATE TABLE huge (f cuckoofilter); ALTER TABLE huge ALTER COLUMN f SET STORAGE EXTERNAL;
-       INSERT INTO huge SELECT cuckoo_agg(k) FROM (SELECT k FROM build UNION ALL
-         SELECT g FROM generate_series($ROWS + 1, $ROWS + $HUGE - $NB) g) s;" >/dev/null
-  huge_mb=$(sql "SELECT round((cuckoo_info(f)).bytes / 1e6) FROM huge")
-  SETUP=$SERIAL BASE=$Q_BASE
-  TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM huge), k);"
-  measure; probe_row "InitPlan, **$HUGE-item filter** ($huge_mb MB, TOASTed, uncompressed): the same matches as filter b"
-  sql "DROP TABLE huge" >/dev/null
-fi
+# The probe goals of issue 15: filters of several sizes (the build keys plus
+# keys outside the probe range, so the matches are filter b's), each probed
+# batched (cuckoo.batched_probe on, the default) and unbatched (off) in the
+# same run, each against the bare scan.  Sizes: BENCH_PROBE_SIZES, default
+# ROWS/10, 20M and HUGE at 10M rows and more (1M, 20M, 100M: the issue's), else
+# ROWS/10, 2 * ROWS and HUGE.
+if ((ROWS >= 10000000)); then PSIZES="$NB 20000000 $HUGE"; else PSIZES="$NB $((2 * ROWS)) $HUGE"; fi
+PSIZES=${BENCH_PROBE_SIZES:-$PSIZES}
+goal_rows=''
+probe_goal() { # ITEMS: the issue's goal for a filter of ITEMS items
+  case $1 in 1000000) echo "<= 1.3" ;; 20000000) echo "<= 1.5" ;; 100000000) echo "<= 2.0" ;; *) echo "-" ;; esac
+}
+for items in $PSIZES; do
+  ((items >= NB)) || continue
+  if ((items == NB)); then
+    ptab="filters WHERE name = 'b'"
+  else
+    log "building the $items-item filter"
+    sql "DROP TABLE IF EXISTS pf; CREATE TABLE pf (f cuckoofilter); ALTER TABLE pf ALTER COLUMN f SET STORAGE EXTERNAL;
+         INSERT INTO pf SELECT cuckoo_agg(k) FROM (SELECT k FROM build UNION ALL
+           SELECT g FROM generate_series($ROWS + 1, $ROWS + $items - $NB) g) s;" >/dev/null
+    ptab="pf"
+  fi
+  pmb=$(sql "SELECT round((cuckoo_info(f)).bytes / 1e6, 1) FROM $ptab")
+  PQ="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM $ptab), k);"
+  SETUP="$SERIAL SET cuckoo.batched_probe = on;" BASE=$Q_BASE TEST=$PQ
+  measure; on_ms=$T_MS on_base=$B_MS on_ratio=$RATIO on_res=$RES on_plan=$PLAN
+  probe_row "InitPlan, **$items-item filter** ($pmb MB, TOASTed, uncompressed), batched"
+  SETUP="$SERIAL SET cuckoo.batched_probe = off;" BASE=$Q_BASE TEST=$PQ
+  measure; probe_row "InitPlan, **$items-item filter** ($pmb MB, TOASTed, uncompressed), unbatched (\`cuckoo.batched_probe = off\`)"
+  [[ $on_res == "$RES" ]] || { log "batched and unbatched counts differ: $on_res, $RES"; exit 1; }
+  goal_rows+="| $items | $pmb | $(probe_goal "$items") | **$on_ratio** | $RATIO | $(fmt_ms "$on_ms") | $(fmt_ms "$T_MS") | $(fmt_ms "$on_base") / $(fmt_ms "$B_MS") | $on_res | $on_plan |"$'\n'
+done
+sql "DROP TABLE IF EXISTS pf" >/dev/null
 
 SETUP=$SERIAL BASE=$Q_BASE
 TEST="SELECT count(*) FROM probe WHERE k IN (SELECT k FROM build);"
@@ -310,6 +331,17 @@ echo
 echo "| case | ms | baseline ms | ratio | count | plan |"
 echo "|---|---|---|---|---|---|"
 printf '%s' "$probe_rows"
+
+echo
+echo "### Probe goals (issue 15): \`WHERE cuckoo_contains(f, k)\` / \`WHERE k <> 0\`, $ROWS rows"
+echo
+echo "Serial. The filter holds the build keys plus keys outside the probe range (the matches are filter b's),"
+echo "stored out of line, uncompressed, read by an InitPlan. Batched: \`cuckoo.batched_probe = on\` (the"
+echo "CuckooProbe node); unbatched: off. Each ratio against the bare scan measured in the same session."
+echo
+echo "| filter items | MB | goal | batched ratio | unbatched ratio | batched ms | unbatched ms | baseline ms (each session) | count | plan (batched) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+printf '%s' "$goal_rows"
 
 fi
 # ---------------------------------------------------------------- storage

@@ -16,6 +16,7 @@
  *
  * Layers, each using only those below it:
  *     cuckoo_funcs.c cuckoo_agg.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_scan.c       the batched probe (planner hook, CustomScan)
  *     cuckoo_hashset_type.c   (SQL) the cuckoo_hashset type (1.1)
  *     cuckoo_arg.c (.h)   per-call-site cache: detoast, probe view, hasher
  *     cuckoo_hashset.c (.h) cuckoo_agg's state, a sorted set of hashes
@@ -75,6 +76,22 @@
 	} while (0)
 #endif
 
+/*
+ * The batched probe (cuckoo_scan.c).  From 15 a CustomPath says whether it
+ * can project (else a Result is put above it); from 18 EXPLAIN's property
+ * functions and state have headers of their own.
+ */
+#if PG_VERSION_NUM >= 150000
+#define CF_CUSTOMPATH_FLAGS		CUSTOMPATH_SUPPORT_PROJECTION
+#else
+#define CF_CUSTOMPATH_FLAGS		0
+#endif
+#if PG_VERSION_NUM >= 180000
+#define CF_HAVE_EXPLAIN_FORMAT_H 1
+#else
+#define CF_HAVE_EXPLAIN_FORMAT_H 0
+#endif
+
 #include "cf.h"
 
 /*
@@ -132,6 +149,9 @@ extern void plan_params(int64 capacity, double fpr, int bucket_size,
 						int max_kicks, bool semisort, cf_params *p);
 
 #define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
+
+/* cuckoo_scan.c */
+extern void scan_init(void);
 
 /* cuckoo_hash.c */
 extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,

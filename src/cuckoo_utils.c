@@ -29,6 +29,7 @@ void
 _PG_init(void)
 {
 	cf_interrupt_hook = core_check_interrupts;
+	scan_init();
 }
 
 /*

@@ -1,0 +1,595 @@
+/*
+ * cuckoo_scan.c
+ *     The batched probe: a CustomScan ("CuckooProbe") that the planner puts
+ *     over a scan whose quals hold cuckoo_contains(filter, key) (or
+ *     filter @> key) with a filter that stays the same for the whole scan (a
+ *     constant, a parameter, an InitPlan's result).  It pulls a batch of rows
+ *     from the scan, evaluates and hashes their keys, looks them all up at
+ *     once with cf_contains_many (the memory accesses of a large filter then
+ *     overlap instead of waiting one after the other), and returns the rows
+ *     that pass, in the scan's order, after the quals that followed the probe.
+ *
+ * Planning (set_rel_pathlist_hook): every unparameterised sequential, index
+ * or bitmap heap scan path of a base relation with such a clause, partial
+ * (parallel) paths included, is replaced by a CustomPath over it with the same
+ * costs, rows and sort order, so the plan chosen is the one the unbatched
+ * path would get, with the node on top.  PlanCustomPath then cuts the scan's
+ * qual list at the probe: the quals before it stay in the scan, those after
+ * it move to the node, so each row still meets them in the same order.  The
+ * node is not parallel-aware itself: under Gather each process runs it over
+ * its share of a parallel scan.
+ *
+ * Execution: rows are copied out of the scan into a ring of slots (their
+ * values must outlive the scan's next row); the filter is evaluated at the
+ * first row after each (re)start; hasher, detoasted filter and kind check
+ * come from the same per-call-site cache as cuckoo_contains' (cuckoo_arg.c),
+ * through a call record of the node's own, so errors are the same.
+ *
+ * docs/DESIGN.md, "The batched probe", says why and what comes next (filters
+ * from a hash join's inner side).
+ */
+#include "cuckoo_arg.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "executor/nodeCustom.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+#include "commands/explain.h"
+#if CF_HAVE_EXPLAIN_FORMAT_H
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+
+#define PROBE_NAME			"CuckooProbe"
+#define PROBE_FIRST_BATCH	16	/* rows in the first batch after a (re)start */
+
+/* cuckoo_funcs.c: the function the node batches (compared by address) */
+extern Datum cuckoo_contains(PG_FUNCTION_ARGS);
+
+static bool batched_probe = true;
+static int	batch_size = 256;
+static set_rel_pathlist_hook_type prev_rel_pathlist_hook = NULL;
+
+/* ---------------------------------------------------------------- planning */
+
+/* Is funcid a C function bound to cuckoo_contains (of any schema)? */
+static bool
+is_contains_function(Oid funcid)
+{
+	HeapTuple	tup;
+	bool		is_c;
+	FmgrInfo	finfo;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	is_c = ((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId;
+	ReleaseSysCache(tup);
+	if (!is_c)
+		return false;
+	fmgr_info(funcid, &finfo);
+	return finfo.fn_addr == cuckoo_contains;
+}
+
+/*
+ * If clause is cuckoo_contains(filter, key) or filter @> key that a batch can
+ * evaluate, its two arguments: the filter must be the same for every row of
+ * a scan (no Var, no SubPlan, nothing volatile), the key depends on the row
+ * and is not volatile (a batch evaluates it ahead of the rows returned).
+ */
+static bool
+probe_clause_args(Expr *clause, Expr **filter, Expr **key)
+{
+	List	   *args;
+	Oid			funcid;
+
+	if (IsA(clause, FuncExpr))
+	{
+		FuncExpr   *fe = (FuncExpr *) clause;
+
+		args = fe->args;
+		funcid = fe->funcid;
+		if (fe->funcresulttype != BOOLOID || fe->funcretset)
+			return false;
+	}
+	else if (IsA(clause, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+
+		args = op->args;
+		if (op->opresulttype != BOOLOID || op->opretset)
+			return false;
+		set_opfuncid(op);
+		funcid = op->opfuncid;
+	}
+	else
+		return false;
+	if (list_length(args) != 2)
+		return false;
+	*filter = (Expr *) linitial(args);
+	*key = (Expr *) lsecond(args);
+	if (contain_var_clause((Node *) *filter) ||
+		contain_subplans((Node *) *filter) ||
+		contain_volatile_functions((Node *) *filter))
+		return false;
+	if (!contain_var_clause((Node *) *key) ||
+		contain_volatile_functions((Node *) *key))
+		return false;
+	return is_contains_function(funcid);
+}
+
+/*
+ * The first clause of rel's restrictions the node can batch, or NULL; none
+ * when any restriction is volatile (the scan below the node runs up to a
+ * batch of rows ahead of what is returned, which a LIMIT above would see).
+ */
+static Expr *
+find_probe_clause(List *restrictinfo)
+{
+	ListCell   *lc;
+	Expr	   *found = NULL;
+
+	foreach(lc, restrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		Expr	   *filter,
+				   *key;
+
+		if (contain_volatile_functions((Node *) ri->clause))
+			return NULL;
+		if (found == NULL && !ri->pseudoconstant &&
+			probe_clause_args(ri->clause, &filter, &key))
+			found = ri->clause;
+	}
+	return found;
+}
+
+static Plan *probe_plan_path(PlannerInfo *root, RelOptInfo *rel,
+							 CustomPath *best_path, List *tlist,
+							 List *clauses, List *custom_plans);
+
+static const CustomPathMethods probe_path_methods = {
+	.CustomName = PROBE_NAME,
+	.PlanCustomPath = probe_plan_path,
+};
+
+/* The batched form of path: a CustomPath over it, costed the same. */
+static Path *
+probe_path(RelOptInfo *rel, Path *child, Expr *clause)
+{
+	CustomPath *cp = makeNode(CustomPath);
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = child->pathtarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = child->parallel_safe;
+	cp->path.parallel_workers = child->parallel_workers;
+	cp->path.rows = child->rows;
+	cp->path.startup_cost = child->startup_cost;
+	cp->path.total_cost = child->total_cost;
+	cp->path.pathkeys = child->pathkeys;
+	cp->flags = CF_CUSTOMPATH_FLAGS;
+	cp->custom_paths = list_make1(child);
+	cp->custom_private = list_make1(clause);
+	cp->methods = &probe_path_methods;
+	return &cp->path;
+}
+
+static bool
+path_is_wrappable(Path *path)
+{
+	if (path->param_info != NULL)
+		return false;			/* a scan per outer row: nothing to batch */
+	switch (path->pathtype)
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_BitmapHeapScan:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static void
+probe_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+				   RangeTblEntry *rte)
+{
+	Expr	   *clause;
+	ListCell   *lc;
+
+	if (prev_rel_pathlist_hook)
+		prev_rel_pathlist_hook(root, rel, rti, rte);
+	if (!batched_probe || rte->rtekind != RTE_RELATION ||
+		(rel->reloptkind != RELOPT_BASEREL &&
+		 rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		rel->baserestrictinfo == NIL)
+		return;
+	clause = find_probe_clause(rel->baserestrictinfo);
+	if (clause == NULL)
+		return;
+	foreach(lc, rel->pathlist)
+	{
+		if (path_is_wrappable((Path *) lfirst(lc)))
+			lfirst(lc) = probe_path(rel, (Path *) lfirst(lc), clause);
+	}
+	foreach(lc, rel->partial_pathlist)
+	{
+		if (path_is_wrappable((Path *) lfirst(lc)))
+			lfirst(lc) = probe_path(rel, (Path *) lfirst(lc), clause);
+	}
+}
+
+static const CustomScanMethods probe_scan_methods;
+
+/*
+ * The CustomScan over the scan's plan.  The scan keeps the quals before the
+ * probe and returns every column the node, its quals and its projection need
+ * (the columns of rel's target, of the tlist asked for, of the probe and of
+ * the quals after it); the node scans that tuple (custom_scan_tlist).
+ */
+static Plan *
+probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	Expr	   *clause = (Expr *) linitial(best_path->custom_private);
+	Plan	   *child = (Plan *) linitial(custom_plans);
+	CustomScan *cscan = makeNode(CustomScan);
+	Expr	   *filter,
+			   *key;
+	List	   *pre = NIL,
+			   *post = NIL,
+			   *flat,
+			   *vars;
+	ListCell   *lc;
+	bool		seen = false;
+
+	/*
+	 * Pseudoconstant quals gate the scan with a Result; the same Result gates
+	 * this node (they are the relation's, and this path's), so the scan's
+	 * own is redundant.
+	 */
+	while (IsA(child, Result) && outerPlan(child) != NULL)
+		child = outerPlan(child);
+
+	foreach(lc, child->qual)
+	{
+		Expr	   *q = (Expr *) lfirst(lc);
+
+		if (!seen && (q == clause || equal(q, clause)))
+			seen = true;
+		else if (seen)
+			post = lappend(post, q);
+		else
+			pre = lappend(pre, q);
+	}
+	if (!seen)
+	{
+		/* not among the scan's quals (implied by an index): nothing to do */
+		post = NIL;
+		pre = child->qual;
+		clause = NULL;
+	}
+	child->qual = pre;
+
+	vars = pull_var_clause((Node *) rel->reltarget->exprs, PVC_INCLUDE_PLACEHOLDERS);
+	vars = list_concat(vars, pull_var_clause((Node *) tlist, PVC_INCLUDE_PLACEHOLDERS));
+	vars = list_concat(vars, pull_var_clause((Node *) post, PVC_INCLUDE_PLACEHOLDERS));
+	if (clause != NULL)
+		vars = list_concat(vars, pull_var_clause((Node *) clause, PVC_INCLUDE_PLACEHOLDERS));
+	flat = add_to_flat_tlist(NIL, vars);
+	child->targetlist = flat;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = post;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make1(child);
+	if (clause != NULL)
+	{
+		probe_clause_args(clause, &filter, &key);
+		cscan->custom_exprs = list_make3(filter, key, clause);
+	}
+	cscan->custom_private = list_make1(makeInteger(batch_size));
+	/* copyObjectImpl: 19's copyObject needs C23's typeof_unqual, not gnu99 */
+	cscan->custom_scan_tlist = (List *) copyObjectImpl(flat);
+	cscan->methods = &probe_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* --------------------------------------------------------------- execution */
+
+typedef struct ProbeState
+{
+	CustomScanState css;
+	PlanState  *child;
+	bool		probing;		/* false: no probe found at plan time */
+	ExprState  *filter_expr;
+	ExprState  *key_expr;
+	Expr	   *clause;			/* for EXPLAIN */
+	ExprContext *key_cxt;		/* keys and hashes, reset per batch */
+	MemoryContext scan_cxt;		/* the filter's value, reset per (re)scan */
+	FmgrInfo	flinfo;			/* the call site of cuckoo_contains' cache */
+	Oid			collation;
+	int			max_batch;
+	int			cur_batch;
+	TupleTableSlot **slots;		/* the batch */
+	uint64	   *hashes;
+	int		   *where;			/* hashes[j] is the key of slots[where[j]] */
+	bool	   *found;
+	int		   *ready;			/* slots passing the probe, in scan order */
+	int			nready;
+	int			pos;
+	bool		child_done;
+	bool		filter_ready;	/* filter evaluated since the (re)start */
+	bool		filter_null;
+	Datum		filter;
+} ProbeState;
+
+static Node *probe_create_state(CustomScan *cscan);
+
+static const CustomScanMethods probe_scan_methods = {
+	.CustomName = PROBE_NAME,
+	.CreateCustomScanState = probe_create_state,
+};
+
+static void
+probe_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	ProbeState *ps = (ProbeState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	int			n;
+
+	ps->child = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(ps->child);
+	ps->max_batch = n = Max(1, intVal(linitial(cscan->custom_private)));
+	ps->probing = cscan->custom_exprs != NIL;
+	if (ps->probing)
+	{
+		ps->filter_expr = ExecInitExpr((Expr *) linitial(cscan->custom_exprs), &node->ss.ps);
+		ps->key_expr = ExecInitExpr((Expr *) lsecond(cscan->custom_exprs), &node->ss.ps);
+		ps->clause = (Expr *) lthird(cscan->custom_exprs);
+		ps->collation = exprInputCollation((Node *) ps->clause);
+		fmgr_info(IsA(ps->clause, FuncExpr) ? ((FuncExpr *) ps->clause)->funcid :
+				  ((OpExpr *) ps->clause)->opfuncid, &ps->flinfo);
+		fmgr_info_set_expr((Node *) ps->clause, &ps->flinfo);
+	}
+	ps->key_cxt = CreateExprContext(estate);
+	ps->scan_cxt = AllocSetContextCreate(estate->es_query_cxt, "cuckoo batched probe",
+										 ALLOCSET_SMALL_SIZES);
+	ps->slots = palloc(sizeof(TupleTableSlot *) * n);
+	for (int i = 0; i < n; i++)
+		ps->slots[i] = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	ps->hashes = palloc(sizeof(uint64) * n);
+	ps->where = palloc(sizeof(int) * n);
+	ps->found = palloc(sizeof(bool) * n);
+	ps->ready = palloc(sizeof(int) * n);
+	ps->cur_batch = Min(PROBE_FIRST_BATCH, n);
+}
+
+/* The filter for this scan, evaluated once (at its first row). */
+static void
+probe_eval_filter(ProbeState *ps, ExprContext *econtext)
+{
+	MemoryContext old = MemoryContextSwitchTo(ps->scan_cxt);
+	bool		isnull;
+
+	ps->filter = ExecEvalExpr(ps->filter_expr, econtext, &isnull);
+	MemoryContextSwitchTo(old);
+	ps->filter_null = isnull;
+	ps->filter_ready = true;
+}
+
+/*
+ * Fills the batch: pulls up to cur_batch rows from the scan, hashes the keys
+ * of those with a non-null key (a null filter or key fails the probe, as the
+ * strict cuckoo_contains gives NULL), and looks them up together.  false when
+ * the scan has no more rows.
+ */
+static bool
+probe_fill(ProbeState *ps)
+{
+	ExprContext *kc = ps->key_cxt;
+	ValueHasher *vh = NULL;
+	const cf_filter *cf = NULL;
+	int			n = 0,
+				nprobe = 0;
+
+	ps->pos = ps->nready = 0;
+	if (ps->child_done)
+		return false;
+	CHECK_FOR_INTERRUPTS();
+	ResetExprContext(kc);
+	while (n < ps->cur_batch)
+	{
+		TupleTableSlot *in = ExecProcNode(ps->child);
+		TupleTableSlot *slot;
+		Datum		key;
+		bool		isnull;
+
+		if (TupIsNull(in))
+		{
+			ps->child_done = true;
+			break;
+		}
+		slot = ExecCopySlot(ps->slots[n], in);
+		if (!ps->probing)
+		{
+			ps->ready[ps->nready++] = n++;
+			continue;
+		}
+		kc->ecxt_scantuple = slot;
+		if (!ps->filter_ready)
+			probe_eval_filter(ps, kc);
+		key = ExecEvalExprSwitchContext(ps->key_expr, kc, &isnull);
+		if (!isnull && !ps->filter_null)
+		{
+			MemoryContext old = MemoryContextSwitchTo(kc->ecxt_per_tuple_memory);
+
+			if (cf == NULL)
+			{
+				/* as cuckoo_contains does at a call: hasher, then view */
+				LOCAL_FCINFO(fcinfo, 2);
+
+				InitFunctionCallInfoData(*fcinfo, &ps->flinfo, 2, ps->collation, NULL, NULL);
+				fcinfo->args[0].value = ps->filter;
+				fcinfo->args[0].isnull = false;
+				fcinfo->args[1].value = key;
+				fcinfo->args[1].isnull = false;
+				vh = arg_hasher(fcinfo, 1);
+				cf = arg_probe_view(fcinfo, 0, vh);
+			}
+			ps->hashes[nprobe] = value_hash(vh, key);
+			ps->where[nprobe++] = n;
+			MemoryContextSwitchTo(old);
+		}
+		n++;
+	}
+	if (!ps->probing)
+		return n > 0;
+	if (nprobe > 0)
+		cf_contains_many(cf, ps->hashes, nprobe, ps->found);
+	for (int j = 0; j < nprobe; j++)
+		if (ps->found[j])
+			ps->ready[ps->nready++] = ps->where[j];
+	if (n - ps->nready > 0)
+		InstrCountFiltered2(&ps->css.ss.ps, n - ps->nready);
+	if (ps->cur_batch < ps->max_batch)
+		ps->cur_batch = Min(ps->cur_batch * 2, ps->max_batch);
+	return n > 0;
+}
+
+static TupleTableSlot *
+probe_exec(CustomScanState *node)
+{
+	ProbeState *ps = (ProbeState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		while (ps->pos >= ps->nready)
+		{
+			if (!probe_fill(ps))
+				return NULL;
+		}
+		slot = ps->slots[ps->ready[ps->pos++]];
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = slot;
+		if (qual == NULL || ExecQual(qual, econtext))
+			return proj ? ExecProject(proj) : slot;
+		InstrCountFiltered1(node, 1);
+	}
+}
+
+static void
+probe_end(CustomScanState *node)
+{
+	ProbeState *ps = (ProbeState *) node;
+
+	ExecEndNode(ps->child);
+}
+
+static void
+probe_rescan(CustomScanState *node)
+{
+	ProbeState *ps = (ProbeState *) node;
+
+	ps->pos = ps->nready = 0;
+	ps->child_done = false;
+	ps->filter_ready = false;
+	ps->cur_batch = Min(PROBE_FIRST_BATCH, ps->max_batch);
+	MemoryContextReset(ps->scan_cxt);
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(ps->child, node->ss.ps.chgParam);
+	if (ps->child->chgParam == NULL)
+		ExecReScan(ps->child);
+}
+
+static void
+probe_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	ProbeState *ps = (ProbeState *) node;
+
+	if (ps->probing)
+	{
+		List	   *context = set_deparse_context_plan(es->deparse_cxt,
+													   node->ss.ps.plan, ancestors);
+
+		/* prefixes as for a scan's Filter line */
+		ExplainPropertyText("Cuckoo Probe",
+							deparse_expression((Node *) ps->clause, context, es->verbose, false),
+							es);
+	}
+	ExplainPropertyInteger("Batch Size", NULL, ps->max_batch, es);
+	if (es->analyze && node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
+		ExplainPropertyFloat("Rows Removed by Probe", NULL,
+							 node->ss.ps.instrument->nfiltered2 /
+							 node->ss.ps.instrument->nloops, 0, es);
+}
+
+static const CustomExecMethods probe_exec_methods = {
+	.CustomName = PROBE_NAME,
+	.BeginCustomScan = probe_begin,
+	.ExecCustomScan = probe_exec,
+	.EndCustomScan = probe_end,
+	.ReScanCustomScan = probe_rescan,
+	.ExplainCustomScan = probe_explain,
+};
+
+static Node *
+probe_create_state(CustomScan *cscan)
+{
+	ProbeState *ps = palloc0(sizeof(ProbeState));
+
+	NodeSetTag(ps, T_CustomScanState);
+	ps->css.flags = cscan->flags;
+	ps->css.methods = &probe_exec_methods;
+	return (Node *) ps;
+}
+
+/* From _PG_init: the settings, the node's name for plan copies (parallel
+ * workers read plans by it), the planner hook. */
+void
+scan_init(void)
+{
+	DefineCustomBoolVariable("cuckoo.batched_probe",
+							 "Probes cuckoo filters over a scan in batches.",
+							 "Plans made with it on put a CuckooProbe node over a scan "
+							 "filtered by cuckoo_contains(filter, key) with a filter that "
+							 "is the same for every row: keys are looked up a batch at a "
+							 "time, so a large filter's memory accesses overlap.",
+							 &batched_probe, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cuckoo.batched_probe_size",
+							"Rows per batch of the batched probe.",
+							NULL,
+							&batch_size, 256, 1, 8192, PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterCustomScanMethods(&probe_scan_methods);
+	prev_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = probe_rel_pathlist;
+}
