@@ -10,7 +10,11 @@
 # Markdown tables go to stdout, progress lines to stderr; see docs/BENCHMARKS.md.
 # Environment: BENCH_RUNS (timed runs per case, default 5), BENCH_MEM_RUNS
 # (connections per peak-memory figure, default 3), BENCH_BIG (values in the
-# text I/O filter; default 7,500,000 below 10M rows, else 75,000,000).
+# text I/O filter; default 7,500,000 below 10M rows, else 75,000,000),
+# BENCH_BEFORE_REV (a git revision whose text I/O functions are measured
+# beside the installed ones), BENCH_ONLY (sections, comma-separated:
+# probe,storage,build,memory,io). The last table sets each goal of issue 15
+# beside the figure measured in this run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,10 +41,29 @@ fi
 if [[ ! -f /usr/share/postgresql/$PG_MAJOR/extension/hll.control ]]; then
   log "installing postgresql-$PG_MAJOR-hll"
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y "postgresql-$PG_MAJOR-hll" >/dev/null; then
-    apt-get update >/dev/null
-    apt-get install -y "postgresql-$PG_MAJOR-hll" >/dev/null
+  if ! apt-get install -y "postgresql-$PG_MAJOR-hll" >/dev/null 2>&1; then
+    apt-get update >/dev/null 2>&1 || true
+    apt-get install -y "postgresql-$PG_MAJOR-hll" >/dev/null 2>&1 || true
   fi
+fi
+# Without postgresql-hll the build rows use count(k) as their baseline and the
+# goal rows against hll say "skipped".
+if [[ -f /usr/share/postgresql/$PG_MAJOR/extension/hll.control ]]; then BENCH_HLL=1; else
+  BENCH_HLL=0; log "postgresql-$PG_MAJOR-hll is not available: the rows against hll are skipped"; fi
+export BENCH_HLL
+
+# BENCH_BEFORE_REV=REV: build that revision's cuckoo.so (git archive, in a
+# temporary directory; never installed) and measure its text output and input
+# functions beside the installed build's, in the same session.
+if [[ -n ${BENCH_BEFORE_REV:-} ]]; then
+  before_dir=$(mktemp -d)
+  chmod 755 "$before_dir"
+  log "building $BENCH_BEFORE_REV in $before_dir for the before/after text I/O rows"
+  git archive "$BENCH_BEFORE_REV" | tar -x -C "$before_dir"
+  make -C "$before_dir" -j2 >/dev/null 2>&1
+  export BENCH_BEFORE_SO=$before_dir/cuckoo.so
+  BENCH_BEFORE_NAME=$(git rev-parse --short "$BENCH_BEFORE_REV")
+  export BENCH_BEFORE_NAME
 fi
 
 so=$PGBIN/lib/cuckoo.so
@@ -73,7 +96,7 @@ EOF
 # The inner script writes its tables to BENCH_OUT; pg_virtualenv's own messages
 # ("Creating new PostgreSQL cluster ...") go to stderr with the progress lines.
 BENCH_OUT=$(mktemp)
-trap 'rm -f "$BENCH_OUT"' EXIT
+trap 'rm -f "$BENCH_OUT"; [[ -z ${before_dir:-} ]] || rm -rf "$before_dir"' EXIT
 export BENCH_ROWS=$ROWS BENCH_OUT
 log "ROWS=$ROWS; cluster on port $PORT"
 start=$SECONDS
