@@ -21,7 +21,7 @@ if ((ROWS < 10000000)); then HUGE=10000000; else HUGE=100000000; fi
 HUGE=${BENCH_HUGE:-$HUGE}               # items in the large probed filter (0: skip)
 BIG=${BENCH_BIG:-$BIG}                  # values in the text I/O filter
 STORE_ROWS=$((ROWS < 1000000 ? ROWS : 1000000))  # probe rows of the storage section
-ONLY=${BENCH_ONLY:-probe,storage,build,memory,io}  # sections to run
+ONLY=${BENCH_ONLY:-probe,storage,build,memory,io}  # sections to run (also: sweep)
 want() { [[ ,$ONLY, == *,$1,* ]]; }
 SERIAL="SET max_parallel_workers_per_gather = 0;"
 
@@ -568,6 +568,52 @@ check_so "the end of the run"
 echo
 goal "text output (\`f::text\`), MB/s of the binary form" ">= 300" "$GOAL_OUT${GOAL_OUT_BEFORE:+ (${BENCH_BEFORE_NAME:-before}: $GOAL_OUT_BEFORE by name)}" "$(verdict "$GOAL_OUT" '>=' 300)"
 goal "text input (\`t::cuckoofilter\`), MB/s" ">= 300" "$GOAL_IN${GOAL_IN_BEFORE:+ (${BENCH_BEFORE_NAME:-before}: $GOAL_IN_BEFORE by name)}" "$(verdict "$GOAL_IN" '>=' 300)"
+fi
+# ---------------------------------------------------------------- sweep
+# Probe and build ratios per filter size (BENCH_ONLY=sweep; bench/plots.sh
+# draws them).  For each size N: a table of N keys (1..N, random order); the
+# build of cuckoo_agg(k) over it against hll_add_agg(hll_hash_bigint(k)) (or
+# count(k) without postgresql-hll) over the same table; the probe of all ROWS
+# probe rows by the filter of those N keys against WHERE k <> 0.  Data lines
+# go to $BENCH_PLOT_DIR/sweep.dat when BENCH_PLOT_DIR is set.
+if want sweep; then
+check_so "sweep"
+SIZES=${BENCH_SWEEP_SIZES:-1000 10000 100000 1000000 10000000}
+if ((HLL)); then SWEEP_BASE_LABEL="hll_add_agg(hll_hash_bigint(k))"; else SWEEP_BASE_LABEL="count(k)"; fi
+sweep_rows=''
+sweep_dat="# items filter_bytes probe_ratio build_ratio probe_ms scan_ms build_ms base_ms"$'\n'
+for N in $SIZES; do
+  log "sweep: $N items"
+  sql "DROP TABLE IF EXISTS sweep_keys, sweep_f;
+       SELECT setseed(0.17);
+       CREATE TABLE sweep_keys AS SELECT g::bigint AS k FROM generate_series(1, $N) g ORDER BY random();
+       VACUUM ANALYZE sweep_keys;
+       CREATE TABLE sweep_f (f cuckoofilter);
+       ALTER TABLE sweep_f ALTER COLUMN f SET STORAGE EXTERNAL;
+       INSERT INTO sweep_f SELECT cuckoo_agg(k) FROM sweep_keys;" >/dev/null
+  fbytes=$(sql "SELECT (cuckoo_info(f)).bytes FROM sweep_f")
+  if ((HLL)); then QB="SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM sweep_keys;"
+  else QB="SELECT count(k) FROM sweep_keys;"; fi
+  SETUP=$SERIAL PLANQ=- BASE=$QB TEST="SELECT pg_column_size(cuckoo_agg(k)) FROM sweep_keys;"
+  measure; b_ratio=$RATIO b_ms=$T_MS bb_ms=$B_MS
+  SETUP=$SERIAL PLANQ=- BASE="SELECT count(*) FROM probe WHERE k <> 0;"
+  TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM sweep_f), k);"
+  measure; p_ratio=$RATIO p_ms=$T_MS pb_ms=$B_MS
+  sweep_rows+="| $N | $fbytes | $(fmt_ms "$p_ms") | $(fmt_ms "$pb_ms") | $p_ratio | $(fmt_ms "$b_ms") | $(fmt_ms "$bb_ms") | $b_ratio |"$'\n'
+  sweep_dat+="$N $fbytes $p_ratio $b_ratio $p_ms $pb_ms $b_ms $bb_ms"$'\n'
+  log "sweep: $N items ($fbytes bytes): probe ratio $p_ratio, build ratio $b_ratio"
+done
+sql "DROP TABLE IF EXISTS sweep_keys, sweep_f" >/dev/null
+if [[ -n ${BENCH_PLOT_DIR:-} ]]; then printf '%s' "$sweep_dat" >"$BENCH_PLOT_DIR/sweep.dat"; fi
+echo
+echo "### Probe and build per filter size ($ROWS probe rows, serial)"
+echo
+echo "probe: \`count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM sweep_f), k)\` against \`WHERE k <> 0\`;"
+echo "build: \`cuckoo_agg(k)\` over a table of the N keys against \`$SWEEP_BASE_LABEL\` over the same table."
+echo
+echo "| items | filter bytes | probe ms | scan ms | probe ratio | build ms | $SWEEP_BASE_LABEL ms | build ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s' "$sweep_rows"
 fi
 # ---------------------------------------------------------------- goals
 # Issue 15's table: each goal beside this run's figure.  The probe rows come
