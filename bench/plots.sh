@@ -54,11 +54,13 @@ fi
 
 if [[ $what == all || $what == sweep ]]; then
   rows=${2:-2000000}
-  dir=$(mktemp -d)
-  chmod 777 "$dir"
-  BENCH_ONLY=sweep BENCH_PLOT_DIR=$dir bash bench/sql_bench.sh "$rows" >"$img/ratios_by_size.md"
-  cp "$dir/sweep.dat" "$img/ratios_by_size.dat"
-  rm -rf "$dir"
+  if [[ -z ${PLOT_ONLY:-} ]]; then   # PLOT_ONLY=1: redraw from the .dat file
+    dir=$(mktemp -d)
+    chmod 777 "$dir"
+    BENCH_ONLY=sweep BENCH_PLOT_DIR=$dir bash bench/sql_bench.sh "$rows" >"$img/ratios_by_size.md"
+    cp "$dir/sweep.dat" "$img/ratios_by_size.dat"
+    rm -rf "$dir"
+  fi
   gnuplot <<GP
 set terminal pngcairo size 820,520 font "sans,10"
 set output "$img/ratios_by_size.png"
@@ -67,11 +69,12 @@ set xlabel "items in the filter"
 set ylabel "ratio (1 = the baseline's time)"
 set logscale x
 set format x "10^{%L}"
+set xrange [500:2e7]
 set yrange [0:*]
 set grid
 set key top left
-plot "$img/ratios_by_size.dat" using 1:3 title "probe: WHERE cuckoo_contains(f, k) / WHERE k <> 0" with linespoints pt 7 lw 2 lc rgb "#1f77b4", \
-     "$img/ratios_by_size.dat" using 1:4 title "build: cuckoo_agg(k) / hll_add_agg(hll_hash_bigint(k))" with linespoints pt 5 lw 2 lc rgb "#d62728", \
+plot "$img/ratios_by_size.dat" using 1:3 title "probe: WHERE cuckoo_contains(f, k) / WHERE k <> 0" noenhanced with linespoints pt 7 lw 2 lc rgb "#1f77b4", \
+     "$img/ratios_by_size.dat" using 1:4 title "build: cuckoo_agg(k) / hll_add_agg(hll_hash_bigint(k))" noenhanced with linespoints pt 5 lw 2 lc rgb "#d62728", \
      1.3 title "goal, probe (1M items): 1.3" dt 2 lw 1.5 lc rgb "#1f77b4", \
      1.2 title "goal, build: 1.2" dt 3 lw 1.5 lc rgb "#d62728"
 GP

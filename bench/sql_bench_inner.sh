@@ -584,13 +584,15 @@ sweep_rows=''
 sweep_dat="# items filter_bytes probe_ratio build_ratio probe_ms scan_ms build_ms base_ms"$'\n'
 for N in $SIZES; do
   log "sweep: $N items"
-  sql "DROP TABLE IF EXISTS sweep_keys, sweep_f;
-       SELECT setseed(0.17);
-       CREATE TABLE sweep_keys AS SELECT g::bigint AS k FROM generate_series(1, $N) g ORDER BY random();
-       VACUUM ANALYZE sweep_keys;
-       CREATE TABLE sweep_f (f cuckoofilter);
-       ALTER TABLE sweep_f ALTER COLUMN f SET STORAGE EXTERNAL;
-       INSERT INTO sweep_f SELECT cuckoo_agg(k) FROM sweep_keys;" >/dev/null
+  "${PSQL[@]}" >/dev/null <<EOF
+DROP TABLE IF EXISTS sweep_keys, sweep_f;
+SELECT setseed(0.17);
+CREATE TABLE sweep_keys AS SELECT g::bigint AS k FROM generate_series(1, $N) g ORDER BY random();
+VACUUM ANALYZE sweep_keys;
+CREATE TABLE sweep_f (f cuckoofilter);
+ALTER TABLE sweep_f ALTER COLUMN f SET STORAGE EXTERNAL;
+INSERT INTO sweep_f SELECT cuckoo_agg(k) FROM sweep_keys;
+EOF
   fbytes=$(sql "SELECT (cuckoo_info(f)).bytes FROM sweep_f")
   if ((HLL)); then QB="SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM sweep_keys;"
   else QB="SELECT count(k) FROM sweep_keys;"; fi
