@@ -88,11 +88,20 @@ def test_in_place():
     assert not f.contains(500)
 
 
+def test_build_of_no_values_is_none():
+    # cuckoo_agg over no rows is NULL: build mirrors it
+    assert build([]) is None
+    assert build([None, None], 0.001) is None
+    assert build(iter(()), kind="text") is None
+    with pytest.raises(TypeError):
+        build([1, None], kind="text")          # kind: what every value must be
+    assert build([None, "a"], kind="text").contains("a")
+
+
 def test_empty_filter_takes_first_kind():
-    empty = build([], kind="text")
-    assert empty.info()["value_type"] == "text" and not empty.contains("a")
-    anyf = build([])
-    assert anyf.info()["value_type"] == "any"
+    # an empty filter of kind "any" (as cuckoo_create makes) takes the kind of its first value
+    anyf = Filter._new(1, 4, 8)
+    assert anyf.info()["value_type"] == "any" and not anyf.contains("a")
     g = anyf.add("x")
     assert g.info()["value_type"] == "text" and g.contains("x")
     assert anyf.remove("x") == anyf
@@ -115,8 +124,9 @@ def test_full_filter_raises_and_keeps_bytes():
 
 
 def test_too_many_copies():
-    f = build([], kind="integer")        # one bucket of 4: both candidates are bucket 0
-    for _ in range(4):
+    f = build([7])                       # one bucket of 4: both candidates are bucket 0
+    assert f.info()["buckets"] == 1
+    for _ in range(3):
         f = f.add(7)
     with pytest.raises(FilterFullError, match="too many times"):
         f.add(7)
