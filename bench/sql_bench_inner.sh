@@ -645,5 +645,6 @@ if [[ -s $work/goals ]]; then
   echo "| what | goal | measured | verdict |"
   echo "|---|---|---|---|"
   cat "$work/goals"
+  echo
 fi
 log "done in $((SECONDS - started)) s"
