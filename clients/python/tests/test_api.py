@@ -178,3 +178,37 @@ def test_contains_many_agrees():
     assert sum(f.contains_many(range(0, 20000, 2))) == 10000
     ss = Filter.from_text(build(range(50)).to_text())
     assert ss.contains_many(vals[:500]) == [ss.contains(v) for v in vals[:500]]
+
+
+@pytest.mark.parametrize("b,f", [(2, 4), (2, 9), (2, 16), (4, 4), (4, 8), (4, 9), (4, 10),
+                                 (4, 12), (4, 13), (4, 14), (4, 15), (8, 4), (8, 7)])
+def test_integer_fast_path_agrees(b, f):
+    # integer filters of common shapes answer through their own contains
+    # (_make_int_probe); it must agree with the general path everywhere,
+    # full filters with the victim slot used included
+    flt = Filter._new(37 if b != 8 else 5, b, f, kind=1)
+    fast = ("contains" in vars(flt))
+    assert fast == (b * f + 7 <= 64 and f <= 14)
+    n = 0
+    try:
+        while True:
+            flt.add_in_place(n * 7919)
+            n += 1
+    except FilterFullError:
+        pass
+    assert flt.victim_used
+    for v in range(-2000, 60000, 3):
+        assert flt.contains(v) == Filter.contains(flt, v), v
+    for i in range(n):
+        assert flt.contains(i * 7919)
+    for v in (1 << 63, -(1 << 63) - 1):
+        with pytest.raises(ValueError):
+            flt.contains(v)
+    with pytest.raises(TypeError):
+        flt.contains("x")
+    with pytest.raises(TypeError):
+        flt.contains(True)                 # a bool is not an integer here, as in SQL
+    # removing the items in place: the same object's fast path sees it
+    for i in range(n):
+        assert flt.remove_in_place(i * 7919)
+    assert not any(flt.contains(i * 7919) for i in range(n))
