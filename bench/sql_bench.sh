@@ -72,11 +72,17 @@ so=$PGBIN/lib/cuckoo.so
 BENCH_SO_SHA=$(sha256sum "$so" | cut -c1-12)
 export BENCH_SO=$so BENCH_SO_SHA
 head_rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# the settings that change what runs, as they would be typed
+cmd_env=''
+for v in BENCH_ONLY BENCH_BEFORE_REV BENCH_HUGE BENCH_BIG BENCH_RUNS BENCH_SWEEP_SIZES; do
+  if [[ -n ${!v:-} ]]; then cmd_env+="$v=${!v} "; fi
+done
+cmd_env=${cmd_env% }
 dirty=$(git status --porcelain -- src 2>/dev/null | wc -l)
 cat <<EOF
 ## cuckoo SQL benchmark, ROWS=$ROWS
 
-Command: \`bash bench/sql_bench.sh $ROWS\`
+Command: \`${cmd_env:+$cmd_env }bash bench/sql_bench.sh $ROWS\`
 
 ### Machine
 
