@@ -13,7 +13,9 @@
 # text I/O filter; default 7,500,000 below 10M rows, else 75,000,000),
 # BENCH_BEFORE_REV (a git revision whose text I/O functions are measured
 # beside the installed ones), BENCH_ONLY (sections, comma-separated:
-# probe,storage,build,memory,io). The last table sets each goal of issue 15
+# probe,storage,build,memory,io; also sweep), CUCKOO_REF_DIR (a checkout of
+# efficient/cuckoofilter: the core rows, by make -C bench ref, with
+# BENCH_REF_ARGS, default "24 3"). The goals table sets each goal of issue 15
 # beside the figure measured in this run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,7 +76,7 @@ export BENCH_SO=$so BENCH_SO_SHA
 head_rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # the settings that change what runs, as they would be typed
 cmd_env=''
-for v in BENCH_ONLY BENCH_BEFORE_REV BENCH_HUGE BENCH_BIG BENCH_RUNS BENCH_SWEEP_SIZES; do
+for v in BENCH_ONLY BENCH_BEFORE_REV BENCH_HUGE BENCH_BIG BENCH_RUNS BENCH_SWEEP_SIZES CUCKOO_REF_DIR BENCH_REF_ARGS; do
   if [[ -n ${!v:-} ]]; then cmd_env+="$v=${!v} "; fi
 done
 cmd_env=${cmd_env% }
@@ -115,5 +117,12 @@ if ! pg_virtualenv -t -c "-p $PORT" -v "$PG_MAJOR" \
   exit 1
 fi
 cat "$BENCH_OUT"
+# The core rows of issue 15's table: our core beside the reference
+# implementation, when a copy of it is named (bench/ref_bench.cc).
+if [[ -n ${CUCKOO_REF_DIR:-} ]]; then
+  log "core against the reference in $CUCKOO_REF_DIR (make -C bench ref)"
+  echo
+  make -s -C bench ref CUCKOO_REF_DIR="$CUCKOO_REF_DIR" REF_ARGS="${BENCH_REF_ARGS:-24 3}" | sed 's/^## /### /'
+fi
 echo "Total time: $((SECONDS - start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 log "finished in $((SECONDS - start)) s"

@@ -640,7 +640,7 @@ if [[ -s $work/goals ]]; then
   echo
   echo "Goals from issue 15 (20M- and 100M-item probe goals: 1.5 and 2.0; a probe filter of fewer"
   echo "than 50M items is held to 1.5). The core rows (lookup, insert and delete against"
-  echo "efficient/cuckoofilter) are printed by the core benchmark: \`CUCKOO_REF_DIR=... make -C bench ref\`."
+  echo "efficient/cuckoofilter) follow when CUCKOO_REF_DIR names a copy of it (\`make -C bench ref\`)."
   echo
   echo "| what | goal | measured | verdict |"
   echo "|---|---|---|---|"
