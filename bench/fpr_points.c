@@ -35,7 +35,7 @@ main(int argc, char **argv)
 
 	printf("# kind f bits_per_entry load bits_per_item measured_fpr expected_fpr\n");
 	for (int ss = 0; ss <= 1; ss++)
-		for (uint32_t f = 4 + ss; f <= 16 + ss; f++)
+		for (uint32_t f = 4 + (uint32_t) ss; f <= 16 + (uint32_t) ss; f++)
 		{
 			cf_params	p = {.num_buckets = m, .bucket_size = 4, .fp_bits = f,
 				.semisort = ss, .max_kicks = CF_DEFAULT_KICKS, .kind = CF_KIND_INTEGER,

@@ -33,7 +33,8 @@
  * true: always the portable code (tests set it to cover both paths on a CPU
  * with SSSE3).
  */
-bool		cf_b64_portable_only CF_HIDDEN = false;
+extern bool cf_b64_portable_only CF_HIDDEN;
+bool		cf_b64_portable_only = false;
 
 static const char b64chars[] =
 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
