@@ -21,7 +21,7 @@ if ((ROWS < 10000000)); then HUGE=10000000; else HUGE=100000000; fi
 HUGE=${BENCH_HUGE:-$HUGE}               # items in the large probed filter (0: skip)
 BIG=${BENCH_BIG:-$BIG}                  # values in the text I/O filter
 STORE_ROWS=$((ROWS < 1000000 ? ROWS : 1000000))  # probe rows of the storage section
-ONLY=${BENCH_ONLY:-probe,storage,build,memory,io}  # sections to run
+ONLY=${BENCH_ONLY:-probe,storage,build,memory,io}  # sections to run (also: sweep)
 want() { [[ ,$ONLY, == *,$1,* ]]; }
 SERIAL="SET max_parallel_workers_per_gather = 0;"
 
@@ -144,9 +144,19 @@ check_so() {
   fi
 }
 
+# goal WHAT GOAL MEASURED VERDICT: one row of the closing table, which sets
+# each goal of issue 15 beside the figure measured in this run.  Any section
+# may add rows.
+: >"$work/goals"
+goal() { printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" >>"$work/goals"; }
+# verdict VALUE OP LIMIT: "met" or "not met" (OP is <= or >=)
+verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { if (v == "" || v == "n/a") print "not measured";
+  else if ((op == "<=" && v + 0 <= l + 0) || (op == ">=" && v + 0 >= l + 0)) print "met"; else print "not met" }'; }
+
 # ---------------------------------------------------------------- setup
 log "setup: ROWS=$ROWS, build keys=$NB, array keys=$NA, big filter values=$BIG, huge filter items=$HUGE, runs=$RUNS"
-sql "CREATE EXTENSION cuckoo; CREATE EXTENSION hll;"
+HLL=${BENCH_HLL:-1}
+if ((HLL)); then sql "CREATE EXTENSION cuckoo; CREATE EXTENSION hll;"; else sql "CREATE EXTENSION cuckoo;"; fi
 log "creating probe ($ROWS rows, random order) and build ($NB keys)"
 "${PSQL[@]}" <<EOF
 SELECT setseed(0.42);
@@ -186,7 +196,7 @@ echo "|---|---|"
 "${PSQL[@]}" -F ' | ' <<'EOF'
 SELECT '| server', version() || ' |';
 SELECT '| cuckoo / hll', (SELECT extversion FROM pg_extension WHERE extname = 'cuckoo') || ' / ' ||
-       (SELECT extversion FROM pg_extension WHERE extname = 'hll') || ' |';
+       coalesce((SELECT extversion FROM pg_extension WHERE extname = 'hll'), 'not installed') || ' |';
 SELECT '| ' || name, setting || coalesce(unit, '') || ' |' FROM pg_settings
  WHERE name IN ('shared_buffers', 'work_mem', 'max_parallel_workers_per_gather', 'max_worker_processes', 'jit')
  ORDER BY name;
@@ -380,7 +390,8 @@ fi
 if want build; then
 check_so "build"
 PAR="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;"
-Q_HLL="SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM probe;"
+if ((HLL)); then Q_HLL="SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM probe;"; HLL_LABEL="hll_add_agg(hll_hash_bigint(k))"
+else Q_HLL="SELECT count(k) FROM probe;"; HLL_LABEL="count(k) (postgresql-hll not installed)"; fi
 build_rows=''
 build_row() { # LABEL
   local partial=no
@@ -392,11 +403,13 @@ log "build ($ROWS distinct values)"
 for mode in serial parallel; do
   if [[ $mode == serial ]]; then S=$SERIAL; else S=$PAR; fi
   SETUP=$S BASE=$Q_HLL TEST=$Q_HLL
-  measure; build_row "$mode: \`hll_add_agg(hll_hash_bigint(k))\` (baseline against itself)"
+  measure; build_row "$mode: \`$HLL_LABEL\` (baseline against itself)"
   SETUP=$S BASE=$Q_HLL TEST="SELECT pg_column_size(cuckoo_agg(k)) FROM probe;"
   measure; build_row "$mode: \`cuckoo_agg(k)\`"
+  [[ $mode == serial ]] && GOAL_AGG=$RATIO
   SETUP=$S BASE=$Q_HLL TEST="SELECT pg_column_size(cuckoo_agg(k, $ROWS, 0.01)) FROM probe;"
   measure; build_row "$mode: \`cuckoo_agg(k, $ROWS, 0.01)\`"
+  [[ $mode == serial ]] && GOAL_AGG_FIXED=$RATIO
   SETUP=$S BASE=$Q_HLL TEST="SELECT count(DISTINCT k) FROM probe;"
   measure; build_row "$mode: \`count(DISTINCT k)\`"
 done
@@ -413,6 +426,48 @@ echo "| case | Partial Aggregate in plan | ms | hll ms | ratio | result |"
 echo "|---|---|---|---|---|---|"
 printf '%s' "$build_rows"
 
+# Parallel speed-up: the same aggregate serial (baseline) and with 2 workers,
+# alternating in one session; the SETs are untimed (\timing off around them).
+par_rows=''
+for q in "cuckoo_agg(k)" "cuckoo_agg(k, $ROWS, 0.01)"; do
+  SETUP="$PAR
+SET max_parallel_workers_per_gather = 0;"
+  BASE="SELECT pg_column_size($q) FROM probe;"
+  TEST="\\timing off
+SET max_parallel_workers_per_gather = 2;
+\\timing on
+SELECT pg_column_size($q) FROM probe;
+\\timing off
+SET max_parallel_workers_per_gather = 0;
+\\timing on"
+  PLANQ="-"
+  measure
+  speedup=$(ratio "$B_MS" "$T_MS")
+  par_rows+="| \`$q\` | $(fmt_ms "$B_MS") | $(fmt_ms "$T_MS") | $speedup |"$'\n'
+  log "build: parallel speed-up of $q: serial $(fmt_ms "$B_MS") ms, 2 workers $(fmt_ms "$T_MS") ms, $speedup x"
+  [[ $q == "cuckoo_agg(k)" ]] && GOAL_PAR=$speedup
+  [[ $q != "cuckoo_agg(k)" ]] && GOAL_PAR_FIXED=$speedup
+done
+echo
+echo "### Build: parallel speed-up (the same aggregate serial and with 2 workers, alternating in one session)"
+echo
+echo "Parallel costs as above (parallel_setup_cost=0 ...); serial = max_parallel_workers_per_gather=0."
+echo "speed-up = serial ms / parallel ms."
+echo
+echo "| aggregate | serial ms | 2 workers ms | speed-up |"
+echo "|---|---|---|---|"
+printf '%s' "$par_rows"
+
+if ((HLL)); then
+  goal "\`cuckoo_agg(k)\` / \`hll_add_agg(hll_hash_bigint(k))\` (serial)" "<= 1.2" "$GOAL_AGG" "$(verdict "$GOAL_AGG" '<=' 1.2)"
+  goal "\`cuckoo_agg(k, $ROWS, 0.01)\` (fixed shape) / the same" "<= 1.2" "$GOAL_AGG_FIXED" "$(verdict "$GOAL_AGG_FIXED" '<=' 1.2)"
+else
+  goal "\`cuckoo_agg(k)\` / \`hll_add_agg\`" "<= 1.2" "skipped" "postgresql-hll not installed"
+  goal "\`cuckoo_agg(k, capacity, fpr)\` / \`hll_add_agg\`" "<= 1.2" "skipped" "postgresql-hll not installed"
+fi
+goal "parallel (2 workers) \`cuckoo_agg(k)\` speed-up over serial" ">= 1.7" "$GOAL_PAR" "$(verdict "$GOAL_PAR" '>=' 1.7)"
+goal "the same for \`cuckoo_agg(k, $ROWS, 0.01)\`" ">= 1.7" "$GOAL_PAR_FIXED" "$(verdict "$GOAL_PAR_FIXED" '>=' 1.7)"
+
 fi
 # ---------------------------------------------------------------- memory
 if want memory; then
@@ -427,11 +482,18 @@ mem_case() { # LABEL QUERY(returning bytes)
   local extra=$((PEAK_KB - scan_kb)) r=''
   [[ $PEAK_RES =~ ^[0-9]+$ ]] && r=$(ratio "$((extra * 1024))" "$PEAK_RES")
   mem_rows+="| $1 | $PEAK_KB | $extra | $PEAK_RES | $r |"$'\n'
+  MEM_RATIO=$r
   log "memory: $1: VmHWM $PEAK_KB kB (+$extra kB over the scan), result $PEAK_RES bytes"
 }
 mem_case "\`cuckoo_agg(k)\`" "SELECT pg_column_size(cuckoo_agg(k)) FROM probe;"
+GOAL_MEM=$MEM_RATIO
 mem_case "\`cuckoo_agg(k, $ROWS, 0.01)\`" "SELECT pg_column_size(cuckoo_agg(k, $ROWS, 0.01)) FROM probe;"
-mem_case "\`hll_add_agg(hll_hash_bigint(k))\`" "SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM probe;"
+GOAL_MEM_FIXED=$MEM_RATIO
+if ((HLL)); then
+  mem_case "\`hll_add_agg(hll_hash_bigint(k))\`" "SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM probe;"
+fi
+goal "peak build memory / final filter size, \`cuckoo_agg(k)\`" "<= 2" "$GOAL_MEM" "$(verdict "$GOAL_MEM" '<=' 2)"
+goal "the same, \`cuckoo_agg(k, $ROWS, 0.01)\`" "<= 2" "$GOAL_MEM_FIXED" "$(verdict "$GOAL_MEM_FIXED" '<=' 2)"
 
 echo
 echo "### Peak memory of the building backend (serial, $ROWS distinct values)"
@@ -484,14 +546,32 @@ io_row() { # LABEL BASELINE-LABEL
   mbs=$(awk -v b="$BIGBYTES" -v t="$T_MS" 'BEGIN { printf "%.0f", b / 1e6 / (t / 1000) }')
   bmbs=$(awk -v b="$BIGBYTES" -v t="$B_MS" 'BEGIN { printf "%.0f", b / 1e6 / (t / 1000) }')
   io_rows+="| $1 | $(fmt_ms "$T_MS") | $mbs | $2 | $(fmt_ms "$B_MS") | $bmbs | $RATIO |"$'\n'
+  IO_MBS=$mbs
   log "text I/O: $1: $(fmt_ms "$T_MS") ms ($mbs MB/s), $2 $(fmt_ms "$B_MS") ms, ratio $RATIO"
 }
 SETUP=$SERIAL PLANQ=- BASE="SELECT octet_length(encode(f::bytea, 'base64')) FROM big;"
 TEST="SELECT octet_length(f::text) FROM big;"
 measure; io_row "output: \`SELECT octet_length(f::text) FROM big\`" "\`encode(f::bytea, 'base64')\`"
+GOAL_OUT=$IO_MBS
 SETUP=$SERIAL PLANQ=- BASE="SELECT octet_length(decode(t, 'base64')) FROM bigb64;"
 TEST="SELECT pg_column_size(t::cuckoofilter) FROM bigt;"
 measure; io_row "input: \`SELECT pg_column_size(t::cuckoofilter) FROM bigt\` (bigt.t = f::text)" "\`decode(t, 'base64')\`"
+GOAL_IN=$IO_MBS
+if [[ -n ${BENCH_BEFORE_SO:-} ]]; then
+  # The text I/O functions of another build (bench/sql_bench.sh BENCH_BEFORE_REV),
+  # called by name beside the installed ones, in the same session.
+  sql "CREATE FUNCTION before_out(cuckoofilter) RETURNS cstring AS '$BENCH_BEFORE_SO', 'cuckoo_out' LANGUAGE C STRICT;
+       CREATE FUNCTION before_in(cstring) RETURNS cuckoofilter AS '$BENCH_BEFORE_SO', 'cuckoo_in' LANGUAGE C STRICT;" >/dev/null
+  SETUP=$SERIAL PLANQ=- BASE="SELECT octet_length(before_out(f)::text) FROM big;"
+  TEST="SELECT octet_length(cuckoo_out(f)::text) FROM big;"
+  measure; io_row "output, by name: \`cuckoo_out(f)::text\` (this build)" "the same function of ${BENCH_BEFORE_NAME:-the other build}"
+  GOAL_OUT_BEFORE=$(awk -v b="$BIGBYTES" -v t="$B_MS" 'BEGIN { printf "%.0f", b / 1e6 / (t / 1000) }')
+  SETUP=$SERIAL PLANQ=- BASE="SELECT pg_column_size(before_in(t::cstring)) FROM bigt;"
+  TEST="SELECT pg_column_size(cuckoo_in(t::cstring)) FROM bigt;"
+  measure; io_row "input, by name: \`cuckoo_in(t::cstring)\` (this build)" "the same function of ${BENCH_BEFORE_NAME:-the other build}"
+  GOAL_IN_BEFORE=$(awk -v b="$BIGBYTES" -v t="$B_MS" 'BEGIN { printf "%.0f", b / 1e6 / (t / 1000) }')
+  sql "DROP FUNCTION before_out(cuckoofilter); DROP FUNCTION before_in(cstring);" >/dev/null
+fi
 SETUP=$SERIAL PLANQ=- BASE="COPY bigbytea TO '$DATADIR/cuckoo_bench_bytea.txt';"
 TEST="COPY big TO '$DATADIR/cuckoo_bench_big.txt';"
 measure; io_row "\`COPY big TO file\` (text)" "the same bytes as bytea"
@@ -518,5 +598,85 @@ echo "|---|---|---|---|---|---|---|"
 printf '%s' "$io_rows"
 check_so "the end of the run"
 echo
+goal "text output (\`f::text\`), MB/s of the binary form" ">= 300" "$GOAL_OUT${GOAL_OUT_BEFORE:+ (${BENCH_BEFORE_NAME:-before}: $GOAL_OUT_BEFORE by name)}" "$(verdict "$GOAL_OUT" '>=' 300)"
+goal "text input (\`t::cuckoofilter\`), MB/s" ">= 300" "$GOAL_IN${GOAL_IN_BEFORE:+ (${BENCH_BEFORE_NAME:-before}: $GOAL_IN_BEFORE by name)}" "$(verdict "$GOAL_IN" '>=' 300)"
+fi
+# ---------------------------------------------------------------- sweep
+# Probe and build ratios per filter size (BENCH_ONLY=sweep; bench/plots.sh
+# draws them).  For each size N: a table of N keys (1..N, random order); the
+# build of cuckoo_agg(k) over it against hll_add_agg(hll_hash_bigint(k)) (or
+# count(k) without postgresql-hll) over the same table; the probe of all ROWS
+# probe rows by the filter of those N keys against WHERE k <> 0.  Data lines
+# go to $BENCH_PLOT_DIR/sweep.dat when BENCH_PLOT_DIR is set.
+if want sweep; then
+check_so "sweep"
+SIZES=${BENCH_SWEEP_SIZES:-1000 10000 100000 1000000 10000000}
+if ((HLL)); then SWEEP_BASE_LABEL="hll_add_agg(hll_hash_bigint(k))"; else SWEEP_BASE_LABEL="count(k)"; fi
+sweep_rows=''
+sweep_dat="# items filter_bytes probe_ratio build_ratio probe_ms scan_ms build_ms base_ms"$'\n'
+for N in $SIZES; do
+  log "sweep: $N items"
+  "${PSQL[@]}" >/dev/null <<EOF
+DROP TABLE IF EXISTS sweep_keys, sweep_f;
+SELECT setseed(0.17);
+CREATE TABLE sweep_keys AS SELECT g::bigint AS k FROM generate_series(1, $N) g ORDER BY random();
+VACUUM ANALYZE sweep_keys;
+CREATE TABLE sweep_f (f cuckoofilter);
+ALTER TABLE sweep_f ALTER COLUMN f SET STORAGE EXTERNAL;
+INSERT INTO sweep_f SELECT cuckoo_agg(k) FROM sweep_keys;
+EOF
+  fbytes=$(sql "SELECT (cuckoo_info(f)).bytes FROM sweep_f")
+  if ((HLL)); then QB="SELECT pg_column_size(hll_add_agg(hll_hash_bigint(k))) FROM sweep_keys;"
+  else QB="SELECT count(k) FROM sweep_keys;"; fi
+  SETUP=$SERIAL PLANQ=- BASE=$QB TEST="SELECT pg_column_size(cuckoo_agg(k)) FROM sweep_keys;"
+  measure; b_ratio=$RATIO b_ms=$T_MS bb_ms=$B_MS
+  SETUP=$SERIAL PLANQ=- BASE="SELECT count(*) FROM probe WHERE k <> 0;"
+  TEST="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM sweep_f), k);"
+  measure; p_ratio=$RATIO p_ms=$T_MS pb_ms=$B_MS
+  sweep_rows+="| $N | $fbytes | $(fmt_ms "$p_ms") | $(fmt_ms "$pb_ms") | $p_ratio | $(fmt_ms "$b_ms") | $(fmt_ms "$bb_ms") | $b_ratio |"$'\n'
+  sweep_dat+="$N $fbytes $p_ratio $b_ratio $p_ms $pb_ms $b_ms $bb_ms"$'\n'
+  log "sweep: $N items ($fbytes bytes): probe ratio $p_ratio, build ratio $b_ratio"
+done
+sql "DROP TABLE IF EXISTS sweep_keys, sweep_f" >/dev/null
+if [[ -n ${BENCH_PLOT_DIR:-} ]]; then printf '%s' "$sweep_dat" >"$BENCH_PLOT_DIR/sweep.dat"; fi
+echo
+echo "### Probe and build per filter size ($ROWS probe rows, serial)"
+echo
+echo "probe: \`count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM sweep_f), k)\` against \`WHERE k <> 0\`;"
+echo "build: \`cuckoo_agg(k)\` over a table of the N keys against \`$SWEEP_BASE_LABEL\` over the same table."
+echo
+echo "| items | filter bytes | probe ms | scan ms | probe ratio | build ms | $SWEEP_BASE_LABEL ms | build ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s' "$sweep_rows"
+fi
+# ---------------------------------------------------------------- goals
+# Issue 15's table: each goal beside this run's figure.  The probe rows come
+# from the probe table (its InitPlan rows); the core rows from the core
+# benchmark (make -C bench ref, run separately: it needs a copy of the
+# reference implementation).
+mv "$work/goals" "$work/goals.rest"
+if want probe && [[ -n ${probe_rows:-} ]]; then
+  p1=$(awk -F' [|] ' '/^[|] InitPlan: / { print $4; exit }' <<<"$probe_rows")
+  pbig=$(awk -F' [|] ' '/^[|] InitPlan, [*][*][0-9]+-item filter/ { print $4; exit }' <<<"$probe_rows")
+  pbign=$(grep -o 'InitPlan, [*][*][0-9]*-item' <<<"$probe_rows" | grep -o '[0-9]*' | head -n 1)
+  goal "\`WHERE cuckoo_contains(f, k)\`, ${NB}-item filter, / \`WHERE k <> 0\`" "<= 1.3" "${p1:-see the probe table}" "$(verdict "$p1" '<=' 1.3)"
+  if [[ -n $pbign ]]; then
+    lim=2.0; ((pbign < 50000000)) && lim=1.5
+    goal "the same with a ${pbign}-item filter" "<= $lim" "$pbig" "$(verdict "$pbig" '<=' "$lim")"
+  fi
+fi
+cat "$work/goals.rest" >>"$work/goals"
+if [[ -s $work/goals ]]; then
+  echo
+  echo "### Goals of issue 15, measured in this run"
+  echo
+  echo "Goals from issue 15 (20M- and 100M-item probe goals: 1.5 and 2.0; a probe filter of fewer"
+  echo "than 50M items is held to 1.5). The core rows (lookup, insert and delete against"
+  echo "efficient/cuckoofilter) follow when CUCKOO_REF_DIR names a copy of it (\`make -C bench ref\`)."
+  echo
+  echo "| what | goal | measured | verdict |"
+  echo "|---|---|---|---|"
+  cat "$work/goals"
+  echo
 fi
 log "done in $((SECONDS - started)) s"

@@ -54,6 +54,8 @@ make -s -C test/unit clean >/dev/null 2>&1 || true
 make -s -C test/unit run >"$log/unit.log" 2>&1
 grep -E '^not ok' "$log/unit.log" | sed 's/^/    /'
 count unit "$log/unit.log"
+# The benchmark programs compile (none of them runs here).
+step bench-build sh -c 'make -s -C bench clean && make -s -C bench build-check'
 make -s -C test/unit clean >/dev/null 2>&1 || true
 make -s -C test/unit run \
   EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \

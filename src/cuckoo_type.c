@@ -32,7 +32,11 @@ bytes_to_filter(const uint8 *bytes, size_t len, int errcode_bad, Node *escontext
 	return v;
 }
 
-/* Text input: the base64 of the serialised form, nothing before or after. */
+/*
+ * Text input: the base64 of the serialised form, nothing before or after.
+ * Decoded straight into the new value (huge pages advised when large), then
+ * validated in place: one buffer of the filter's size, not two.
+ */
 PG_FUNCTION_INFO_V1(cuckoo_in);
 Datum
 cuckoo_in(PG_FUNCTION_ARGS)
@@ -40,35 +44,49 @@ cuckoo_in(PG_FUNCTION_ARGS)
 	char	   *str = PG_GETARG_CSTRING(0);
 	size_t		n = strlen(str);
 	size_t		len;
-	uint8	   *bytes;
-	CuckooFilter *v;
+	CuckooFilter *v = NULL;
 	Node	   *escontext = fcinfo->context;
+	char		err[256];
 
-	if (!cf_b64_decoded_len(str, n, &len) || (uint64) len > CF_MAX_BYTES ||
-		!cf_b64_decode(str, n, (bytes = palloc(len + 1))))
+	if (cf_b64_decoded_len(str, n, &len) && (uint64) len <= CF_MAX_BYTES)
+	{
+		v = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
+		SET_VARSIZE(v, VARHDRSZ + len);
+		if (!cf_b64_decode(str, n, v->bytes))
+		{
+			pfree(v);
+			v = NULL;
+		}
+	}
+	if (v == NULL)
 	{
 		ereturn(escontext, (Datum) 0,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type cuckoofilter"),
 				 errdetail("A cuckoofilter is written as the base64 encoding of its binary form.")));
 	}
-	v = bytes_to_filter(bytes, len, ERRCODE_INVALID_TEXT_REPRESENTATION, escontext);
-	pfree(bytes);
-	if (v == NULL)
-		PG_RETURN_NULL();
+	if (!cf_validate(v->bytes, len, err, sizeof(err)))
+	{
+		pfree(v);
+		ereturn(escontext, (Datum) 0,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid cuckoofilter value: %s", err)));
+	}
 	PG_RETURN_CUCKOO_P(v);
 }
 
+/* Text output; the buffer of a large filter's text gets huge pages advised. */
 PG_FUNCTION_INFO_V1(cuckoo_out);
 Datum
 cuckoo_out(PG_FUNCTION_ARGS)
 {
 	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
 	size_t		len = CUCKOO_BYTES_LEN(v);
-	char	   *out = palloc(cf_b64_encoded_len(len) + 1);
+	size_t		tlen = cf_b64_encoded_len(len);
+	char	   *out = filter_alloc(CurrentMemoryContext, tlen + 1);
 
 	cf_b64_encode(v->bytes, len, out);
-	out[cf_b64_encoded_len(len)] = '\0';
+	out[tlen] = '\0';
 	PG_RETURN_CSTRING(out);
 }
 

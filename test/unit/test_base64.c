@@ -8,6 +8,9 @@
  * 9. Base64
  * ======================================================================== */
 
+/* true: the codec uses its portable code only (src/core/cf_base64.c) */
+extern bool cf_b64_portable_only;
+
 static const char b64alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* Canonical iff some byte string encodes to exactly s. */
@@ -85,7 +88,7 @@ try_decode(const char *s, size_t n, uint8_t **out, size_t *outlen)
 }
 
 static void
-test_base64(void)
+test_base64(bool portable)
 {
 	uint64_t	s = 0xB64;
 	static const char *const vec[][2] = {
@@ -105,6 +108,7 @@ test_base64(void)
 				fuzz_ok = 0;
 
 	t_begin();
+	cf_b64_portable_only = portable;
 	CHECK(cf_b64_encoded_len(0) == 0, "cf_b64_encoded_len(0) = %zu", cf_b64_encoded_len(0));
 	CHECK(!cf_b64_decode("", 0, (uint8_t[4]) {0}), "cf_b64_decode accepts the empty string");
 	for (size_t i = 0; i < sizeof vec / sizeof vec[0]; i++)
@@ -205,12 +209,120 @@ done:
 	free(src);
 	free(enc);
 	free(out);
-	t_end("base64");
+	cf_b64_portable_only = false;
+	t_end(portable ? "base64, portable code" : "base64, SIMD code where the CPU has it");
+}
+
+/* Base64 of src[0..n) by a bit accumulator, independent of the codec. */
+static void
+ref_b64_encode(const uint8_t *src, size_t n, char *dst)
+{
+	uint32_t	acc = 0;
+	int			bits = 0;
+	size_t		k = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		acc = (acc << 8) | src[i];
+		bits += 8;
+		while (bits >= 6)
+		{
+			bits -= 6;
+			dst[k++] = b64alpha[(acc >> bits) & 63];
+		}
+	}
+	if (bits > 0)
+		dst[k++] = b64alpha[(acc << (6 - bits)) & 63];
+	while (k % 4 != 0)
+		dst[k++] = '=';
+}
+
+/*
+ * The SIMD and portable paths against an independent encoder and against
+ * the canonical-form oracle: every input length 0..200 (every length mod 3
+ * and mod 4, across several 16-character blocks and every tail), and, for
+ * lengths up to 52 bytes and a few longer ones, every one of the 256 byte
+ * values at every position of the text.
+ */
+static void
+test_base64_paths(void)
+{
+	uint64_t	s = 0xB64B64;
+	uint8_t		src[256],
+				dec[256];
+	char		enc[400],
+				want[400],
+				enc_port[400];
+	size_t		subst = 0,
+				accepted = 0;
+
+	t_begin();
+	for (size_t n = 0; n <= 200; n++)
+	{
+		size_t		el = cf_b64_encoded_len(n),
+					dl = 0;
+
+		for (size_t i = 0; i < n; i++)
+			src[i] = (uint8_t) sm64(&s);
+		ref_b64_encode(src, n, want);
+		for (int portable = 0; portable <= 1; portable++)
+		{
+			cf_b64_portable_only = portable;
+			memset(enc, '#', sizeof enc);
+			cf_b64_encode(src, n, portable ? enc_port : enc);
+			CHECK(memcmp(portable ? enc_port : enc, want, el) == 0,
+				  "%s encoding of %zu bytes differs from the reference",
+				  portable ? "portable" : "SIMD", n);
+			CHECK(portable || enc[el] == '#', "encoding of %zu bytes wrote past its end", n);
+			if (n == 0)
+				continue;
+			memset(dec, 0xA5, sizeof dec);
+			CHECK(cf_b64_decoded_len(want, el, &dl) && dl == n && cf_b64_decode(want, el, dec) &&
+				  memcmp(dec, src, n) == 0 && dec[n] == 0xA5,
+				  "%s decoding of %zu bytes failed or wrote past its end",
+				  portable ? "portable" : "SIMD", n);
+		}
+		if (n == 0 || (n > 52 && n % 47 != 0))
+			continue;
+		/* every byte value at every position, both paths */
+		memcpy(enc, want, el);
+		for (size_t pos = 0; pos < el; pos++)
+		{
+			char		saved = enc[pos];
+
+			for (int c = 0; c < 256; c++)
+			{
+				bool		wanted,
+							got[2];
+
+				enc[pos] = (char) c;
+				wanted = ref_b64_canonical(enc, el);
+				for (int portable = 0; portable <= 1; portable++)
+				{
+					cf_b64_portable_only = portable;
+					got[portable] = cf_b64_decode(enc, el, dec);
+				}
+				subst++;
+				accepted += wanted;
+				CHECK(got[0] == wanted && got[1] == wanted,
+					  "%zu-byte text with 0x%02x at %zu: SIMD %s, portable %s, but it is %scanonical",
+					  el, (unsigned) c, pos, got[0] ? "accepts" : "rejects",
+					  got[1] ? "accepts" : "rejects", wanted ? "" : "not ");
+			}
+			enc[pos] = saved;
+		}
+	}
+	t_set_note("%zu substitutions, %zu canonical", subst, accepted);
+done:
+	cf_b64_portable_only = false;
+	t_end("base64: SIMD and portable paths, every length 0..200, every byte at every position");
 }
 
 /* All of this file's test cases, in order. */
 void
 run_base64_tests(void)
 {
-	test_base64();
+	test_base64(false);
+	test_base64(true);
+	test_base64_paths();
 }

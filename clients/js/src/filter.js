@@ -666,8 +666,10 @@ export function aggFpBits(fpr) {
 
 /**
  * The filter cuckoo_agg(value, fpr) builds from these values (null and
- * undefined are skipped); kind ("integer", "text", ...) matters only when
- * there are no values.
+ * undefined are skipped); null when there is no value, as cuckoo_agg gives
+ * NULL over no rows (extension 1.1; 1.0 gave an empty one-bucket filter).
+ * kind ("integer", "text", ...), when given, is the kind every value must
+ * have (TypeError otherwise), like the column's type in SQL.
  */
 export function build(values, fpr = 0.01, kind = undefined) {
   const f = aggFpBits(fpr);
@@ -681,9 +683,8 @@ export function build(values, fpr = 0.01, kind = undefined) {
     else if (k !== want) throw new TypeError(`values of different kinds in one filter: ${KIND_NAMES[want]} and ${KIND_NAMES[k]}`);
     set.add((BigInt(hv[0]) << 32n) | BigInt(hv[1]));
   }
-  if (want < 0) want = KIND.any;
   const n = set.size;
-  if (n === 0) return Filter._new(1, 4, f, false, 500, want, 1);
+  if (n === 0) return null;
   const hashes = BigUint64Array.from(set).sort();
   let m = roundBuckets(Math.ceil(n / (4 * 0.95)));
   for (let tries = 0; tries < 200; tries++) {

@@ -44,10 +44,11 @@ export declare function cuckooHash(value: Value): bigint;
 export declare function xxh3(data: Uint8Array): bigint;
 /**
  * The filter SQL cuckoo_agg(value, fpr) builds from these values, byte for
- * byte (null and undefined are skipped); kind ("integer", "text", ...) is
- * needed only when there are no values.
+ * byte (null and undefined are skipped); null when there is no value, as
+ * cuckoo_agg gives NULL over no rows.  kind ("integer", "text", ...), when
+ * given, is the kind every value must have.
  */
-export declare function build(values: Iterable<Value | null | undefined>, fpr?: number, kind?: string): Filter;
+export declare function build(values: Iterable<Value | null | undefined>, fpr?: number, kind?: string): Filter | null;
 /** The fingerprint bits cuckoo_agg uses for fpr. */
 export declare function aggFpBits(fpr: number): number;
 /** The false-positive rate of a filter with b-entry buckets of f-bit fingerprints at this load. */

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  Filter, FilterFullError, cuckooHash, uuid, float8, numeric, date, timestamp, timestamptz,
+  Filter, FilterFullError, build, cuckooHash, uuid, float8, numeric, date, timestamp, timestamptz,
 } from '../src/index.js';
 import { load } from './vectors.js';
 
@@ -16,6 +16,14 @@ test('integers: number and bigint alike, in the 64-bit range', () => {
   assert.throws(() => cuckooHash(1.5), TypeError);
   assert.throws(() => cuckooHash(2n ** 63n), RangeError);
   assert.equal(cuckooHash(-(2n ** 63n)), cuckooHash(-9223372036854775808n));
+});
+
+test('build of no values is null, as cuckoo_agg over no rows', () => {
+  assert.equal(build([]), null);
+  assert.equal(build([null, undefined], 0.001), null);
+  assert.equal(build([], 0.01, 'text'), null);
+  assert.throws(() => build([1], 0.01, 'text'), TypeError);   // kind: what every value must be
+  assert.ok(build([null, 'a'], 0.01, 'text').contains('a'));
 });
 
 test('numeric text is normalised', () => {

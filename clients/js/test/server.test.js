@@ -234,3 +234,9 @@ for (const [fam, fpr, n] of BUILDS) {
     assert.deepEqual(build(vals.slice(0, n), fpr).toBytes(), new Uint8Array(rows[0].f));
   });
 }
+
+test('build of no values = cuckoo_agg over no rows: null', { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+  const rows = await q('SELECT cuckoo_agg(v, 0.001)::bytea AS f FROM xj.v_text WHERE false');
+  assert.equal(rows[0].f, null);
+  assert.equal(build([], 0.001, 'text'), null);
+});

@@ -10,7 +10,7 @@ import math
 
 from ._filter import (DEFAULT_KICKS, MAX_BYTES, MAX_FP_BITS, MIN_FP_BITS, OK, Filter,
                       expected_fpr, round_buckets, total_bytes)
-from ._hash import KIND_ANY, KIND_NAMES, kind_and_hash
+from ._hash import KIND_NAMES, kind_and_hash
 
 AGG_BUCKET = 4
 AGG_LOAD = 0.95
@@ -34,8 +34,10 @@ def agg_fp_bits(fpr):
 def build(values, fpr=0.01, kind=None):
     """The filter cuckoo_agg(value, fpr) builds from these values (None is skipped).
 
-    kind (a value type name such as "integer" or "text") is needed only for
-    no values at all, where SQL takes it from the column's type.
+    None when there is no value (or only None), as cuckoo_agg gives NULL over
+    no rows (extension 1.1; 1.0 gave an empty one-bucket filter).  kind (a
+    value type name such as "integer" or "text"), when given, is the kind
+    every value must have (TypeError otherwise), like the column's type in SQL.
     """
     f = agg_fp_bits(fpr)
     want_kind = None
@@ -54,11 +56,9 @@ def build(values, fpr=0.01, kind=None):
             raise TypeError("values of different kinds in one filter: %s and %s"
                             % (KIND_NAMES[want_kind], KIND_NAMES[k]))
         hashes.add(h)
-    if want_kind is None:
-        want_kind = KIND_ANY
     n = len(hashes)
     if n == 0:
-        return Filter._new(1, AGG_BUCKET, f, False, DEFAULT_KICKS, want_kind, 0, 1)
+        return None
     ordered = sorted(hashes)
     m = round_buckets(math.ceil(n / (AGG_BUCKET * AGG_LOAD)))
     for _ in range(AGG_MAX_TRIES):

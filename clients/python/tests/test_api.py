@@ -88,11 +88,20 @@ def test_in_place():
     assert not f.contains(500)
 
 
+def test_build_of_no_values_is_none():
+    # cuckoo_agg over no rows is NULL: build mirrors it
+    assert build([]) is None
+    assert build([None, None], 0.001) is None
+    assert build(iter(()), kind="text") is None
+    with pytest.raises(TypeError):
+        build([1, None], kind="text")          # kind: what every value must be
+    assert build([None, "a"], kind="text").contains("a")
+
+
 def test_empty_filter_takes_first_kind():
-    empty = build([], kind="text")
-    assert empty.info()["value_type"] == "text" and not empty.contains("a")
-    anyf = build([])
-    assert anyf.info()["value_type"] == "any"
+    # an empty filter of kind "any" (as cuckoo_create makes) takes the kind of its first value
+    anyf = Filter._new(1, 4, 8)
+    assert anyf.info()["value_type"] == "any" and not anyf.contains("a")
     g = anyf.add("x")
     assert g.info()["value_type"] == "text" and g.contains("x")
     assert anyf.remove("x") == anyf
@@ -115,8 +124,9 @@ def test_full_filter_raises_and_keeps_bytes():
 
 
 def test_too_many_copies():
-    f = build([], kind="integer")        # one bucket of 4: both candidates are bucket 0
-    for _ in range(4):
+    f = build([7])                       # one bucket of 4: both candidates are bucket 0
+    assert f.info()["buckets"] == 1
+    for _ in range(3):
         f = f.add(7)
     with pytest.raises(FilterFullError, match="too many times"):
         f.add(7)
@@ -168,3 +178,37 @@ def test_contains_many_agrees():
     assert sum(f.contains_many(range(0, 20000, 2))) == 10000
     ss = Filter.from_text(build(range(50)).to_text())
     assert ss.contains_many(vals[:500]) == [ss.contains(v) for v in vals[:500]]
+
+
+@pytest.mark.parametrize("b,f", [(2, 4), (2, 9), (2, 16), (4, 4), (4, 8), (4, 9), (4, 10),
+                                 (4, 12), (4, 13), (4, 14), (4, 15), (8, 4), (8, 7)])
+def test_integer_fast_path_agrees(b, f):
+    # integer filters of common shapes answer through their own contains
+    # (_make_int_probe); it must agree with the general path everywhere,
+    # full filters with the victim slot used included
+    flt = Filter._new(37 if b != 8 else 5, b, f, kind=1)
+    fast = ("contains" in vars(flt))
+    assert fast == (b * f + 7 <= 64 and f <= 14)
+    n = 0
+    try:
+        while True:
+            flt.add_in_place(n * 7919)
+            n += 1
+    except FilterFullError:
+        pass
+    assert flt.victim_used
+    for v in range(-2000, 60000, 3):
+        assert flt.contains(v) == Filter.contains(flt, v), v
+    for i in range(n):
+        assert flt.contains(i * 7919)
+    for v in (1 << 63, -(1 << 63) - 1):
+        with pytest.raises(ValueError):
+            flt.contains(v)
+    with pytest.raises(TypeError):
+        flt.contains("x")
+    with pytest.raises(TypeError):
+        flt.contains(True)                 # a bool is not an integer here, as in SQL
+    # removing the items in place: the same object's fast path sees it
+    for i in range(n):
+        assert flt.remove_in_place(i * 7919)
+    assert not any(flt.contains(i * 7919) for i in range(n))
