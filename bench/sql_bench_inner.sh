@@ -655,15 +655,13 @@ fi
 # benchmark (make -C bench ref, run separately: it needs a copy of the
 # reference implementation).
 mv "$work/goals" "$work/goals.rest"
-if want probe && [[ -n ${probe_rows:-} ]]; then
-  p1=$(awk -F' [|] ' '/^[|] InitPlan: / { print $4; exit }' <<<"$probe_rows")
-  pbig=$(awk -F' [|] ' '/^[|] InitPlan, [*][*][0-9]+-item filter/ { print $4; exit }' <<<"$probe_rows")
-  pbign=$(grep -o 'InitPlan, [*][*][0-9]*-item' <<<"$probe_rows" | grep -o '[0-9]*' | head -n 1)
-  goal "\`WHERE cuckoo_contains(f, k)\`, ${NB}-item filter, / \`WHERE k <> 0\`" "<= 1.3" "${p1:-see the probe table}" "$(verdict "$p1" '<=' 1.3)"
-  if [[ -n $pbign ]]; then
-    lim=2.0; ((pbign < 50000000)) && lim=1.5
-    goal "the same with a ${pbign}-item filter" "<= $lim" "$pbig" "$(verdict "$pbig" '<=' "$lim")"
-  fi
+if want probe && [[ -n ${goal_rows:-} ]]; then
+  # one goal per row of the probe goals table (batched, as queries run by default)
+  while IFS='|' read -r _ items _ pgoal pratio punb _; do
+    items=${items// /}; pgoal=$(echo $pgoal); pratio=${pratio//[* ]/}; punb=${punb// /}
+    [[ -n $items ]] || continue
+    goal "\`WHERE cuckoo_contains(f, k)\`, ${items}-item filter, / \`WHERE k <> 0\`" "$pgoal" "$pratio (batched; $punb with cuckoo.batched_probe off)" "$( [[ $pgoal == -* ]] && echo "no goal at this size" || verdict "$pratio" '<=' "${pgoal#<= }")"
+  done <<<"$goal_rows"
 fi
 cat "$work/goals.rest" >>"$work/goals"
 if [[ -s $work/goals ]]; then
