@@ -220,5 +220,47 @@ SELECT count(*) FROM (SELECT id FROM bp_keys WHERE id <= 3000) a, bp_keys b
 WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), b.k) AND a.id + b.id < 0;
 RESET ALL;
 
-DROP TABLE bp_keys, bp_filters, bp_copy;
-DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text);
+-- WHERE CURRENT OF a cursor over the node changes the row the cursor is on:
+-- the node stands for the table's scan (execCurrentOf does not look below a
+-- custom scan), in each partition, and a partition the cursor has left is on
+-- no row.  The same statements with the setting on and off.
+CREATE TABLE bp_cur (id int, k bigint, t text) PARTITION BY RANGE (id);
+CREATE TABLE bp_cur1 PARTITION OF bp_cur FOR VALUES FROM (0) TO (50);
+CREATE TABLE bp_cur2 PARTITION OF bp_cur FOR VALUES FROM (50) TO (100);
+CREATE FUNCTION bp_cursor(batched bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text := ''; i int;
+BEGIN
+  TRUNCATE bp_cur;
+  INSERT INTO bp_cur SELECT id, id, 'v' FROM generate_series(1, 99) id;
+  PERFORM set_config('cuckoo.batched_probe', batched::text, true);
+  DECLARE bp_c CURSOR FOR SELECT id FROM bp_cur
+    WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k);
+  BEGIN
+    OPEN bp_c;
+    FETCH bp_c INTO i; FETCH bp_c INTO i;
+    r := r || 'on ' || i;
+    UPDATE bp_cur SET t = 'first' WHERE CURRENT OF bp_c;
+    FOR j IN 1..16 LOOP FETCH bp_c INTO i; END LOOP;
+    r := r || ', on ' || i;
+    UPDATE bp_cur SET t = 'second' WHERE CURRENT OF bp_c;
+    FETCH bp_c INTO i; FETCH bp_c INTO i;
+    DELETE FROM bp_cur WHERE CURRENT OF bp_c;
+    r := r || ', deleted ' || i;
+    CLOSE bp_c;
+  END;
+  PERFORM set_config('cuckoo.batched_probe', 'on', true);
+  RETURN r || '; changed: ' || (SELECT string_agg(id || '=' || t, ',' ORDER BY id) FROM bp_cur WHERE t <> 'v')
+    || '; rows: ' || (SELECT count(*) FROM bp_cur);
+END $$;
+SELECT bp_plan($q$SELECT id FROM bp_cur WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k)$q$) AS cursor_query_uses_node;
+SELECT bp_cursor(true) AS batched, bp_cursor(false) AS unbatched;
+SELECT bp_cursor(true) = bp_cursor(false) AS same;
+-- At the end of the scan the cursor is on no row.
+BEGIN;
+DECLARE bp_c CURSOR FOR SELECT id FROM bp_cur WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k);
+MOVE FORWARD ALL IN bp_c;
+UPDATE bp_cur SET t = 'none' WHERE CURRENT OF bp_c;
+ROLLBACK;
+
+DROP TABLE bp_keys, bp_filters, bp_copy, bp_cur;
+DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool);

@@ -324,6 +324,8 @@ typedef struct ProbeState
 {
 	CustomScanState css;
 	PlanState  *child;
+	ScanState  *child_scan;		/* child as a scan: its current tuple's TID */
+	TupleTableSlot *idle_slot;	/* the node's scan slot when on no row */
 	bool		probing;		/* false: no probe found at plan time */
 	ExprState  *filter_expr;
 	ExprState  *key_expr;
@@ -364,6 +366,27 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 
 	ps->child = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(ps->child);
+
+	/*
+	 * WHERE CURRENT OF: execCurrentOf looks for a scan node of the table
+	 * (ss_currentRelation) and takes the TID of its current row from its scan
+	 * slot, without descending into a CustomScan.  The node answers for the
+	 * scan below: the row it returned last is its scan slot, with the TID and
+	 * table of the scan tuple it was copied from.
+	 */
+	switch (nodeTag(ps->child))
+	{
+		case T_SeqScanState:
+		case T_IndexScanState:
+		case T_BitmapHeapScanState:
+			ps->child_scan = (ScanState *) ps->child;
+			node->ss.ss_currentRelation = ps->child_scan->ss_currentRelation;
+			break;
+		default:
+			ps->child_scan = NULL;
+			break;
+	}
+	ps->idle_slot = node->ss.ss_ScanTupleSlot;
 	ps->max_batch = n = Max(1, intVal(linitial(cscan->custom_private)));
 	ps->probing = cscan->custom_exprs != NIL;
 	if (ps->probing)
@@ -435,6 +458,11 @@ probe_fill(ProbeState *ps)
 			break;
 		}
 		slot = ExecCopySlot(ps->slots[n], in);
+		if (ps->child_scan != NULL)
+		{
+			slot->tts_tid = ps->child_scan->ss_ScanTupleSlot->tts_tid;
+			slot->tts_tableOid = ps->child_scan->ss_ScanTupleSlot->tts_tableOid;
+		}
 		if (!ps->probing)
 		{
 			ps->ready[ps->nready++] = n++;
@@ -496,13 +524,19 @@ probe_exec(CustomScanState *node)
 		while (ps->pos >= ps->nready)
 		{
 			if (!probe_fill(ps))
+			{
+				node->ss.ss_ScanTupleSlot = ps->idle_slot;
 				return NULL;
+			}
 		}
 		slot = ps->slots[ps->ready[ps->pos++]];
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = slot;
 		if (qual == NULL || ExecQual(qual, econtext))
+		{
+			node->ss.ss_ScanTupleSlot = slot;	/* the current row */
 			return proj ? ExecProject(proj) : slot;
+		}
 		InstrCountFiltered1(node, 1);
 	}
 }
@@ -523,6 +557,7 @@ probe_rescan(CustomScanState *node)
 	ps->pos = ps->nready = 0;
 	ps->child_done = false;
 	ps->filter_ready = false;
+	node->ss.ss_ScanTupleSlot = ps->idle_slot;
 	ps->cur_batch = Min(PROBE_FIRST_BATCH, ps->max_batch);
 	MemoryContextReset(ps->scan_cxt);
 	if (node->ss.ps.chgParam != NULL)
