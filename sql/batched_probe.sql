@@ -262,5 +262,20 @@ MOVE FORWARD ALL IN bp_c;
 UPDATE bp_cur SET t = 'none' WHERE CURRENT OF bp_c;
 ROLLBACK;
 
-DROP TABLE bp_keys, bp_filters, bp_copy, bp_cur;
+-- Wide rows: a batch holds at most about work_mem of row values (here whole
+-- rows of 400 kB, detoasted by the scan's projection), however many rows the
+-- batch size allows, so a LIMIT 1 reads 3 rows, not 16; the same results.
+CREATE TABLE bp_wide (id int, w text);
+ALTER TABLE bp_wide ALTER w SET STORAGE EXTERNAL;
+INSERT INTO bp_wide SELECT id, repeat(md5(id::text), 12800) FROM generate_series(1, 40) id;
+CREATE TABLE bp_wide_f AS SELECT cuckoo_agg(id) AS f FROM bp_wide;
+SET work_mem = '1MB';
+SET cuckoo.batched_probe_size = 8192;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT length(r::text) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id) LIMIT 1;
+SELECT * FROM bp_compare($q$SELECT count(*) || ' ' || md5(string_agg(md5(r::text), ',')) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id)$q$);
+RESET work_mem;
+RESET cuckoo.batched_probe_size;
+
+DROP TABLE bp_keys, bp_filters, bp_copy, bp_cur, bp_wide, bp_wide_f;
 DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool);

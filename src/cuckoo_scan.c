@@ -330,8 +330,12 @@ typedef struct ProbeState
 	ExprState  *filter_expr;
 	ExprState  *key_expr;
 	Expr	   *clause;			/* for EXPLAIN */
-	ExprContext *key_cxt;		/* keys and hashes, reset per batch */
+	ExprContext *key_cxt;		/* a key and its hash, reset per row */
+	MemoryContext batch_cxt;	/* the filter's view, reset per batch */
 	MemoryContext scan_cxt;		/* the filter's value, reset per (re)scan */
+	Size		max_bytes;		/* row values a batch holds (work_mem) */
+	int		   *byref_atts;		/* the scan tuple's by-reference columns */
+	int			nbyref;
 	FmgrInfo	flinfo;			/* the call site of cuckoo_contains' cache */
 	Oid			collation;
 	int			max_batch;
@@ -400,6 +404,14 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 		fmgr_info_set_expr((Node *) ps->clause, &ps->flinfo);
 	}
 	ps->key_cxt = CreateExprContext(estate);
+	ps->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "cuckoo batched probe batch",
+										  ALLOCSET_SMALL_SIZES);
+	ps->max_bytes = (Size) work_mem * 1024;
+	ps->byref_atts = palloc(sizeof(int) * Max(1, desc->natts));
+	ps->nbyref = 0;
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attbyval)
+			ps->byref_atts[ps->nbyref++] = i;
 	ps->scan_cxt = AllocSetContextCreate(estate->es_query_cxt, "cuckoo batched probe",
 										 ALLOCSET_SMALL_SIZES);
 	ps->slots = palloc(sizeof(TupleTableSlot *) * n);
@@ -425,11 +437,38 @@ probe_eval_filter(ProbeState *ps, ExprContext *econtext)
 	ps->filter_ready = true;
 }
 
+/* The bytes of the by-reference values of a row copied into a batch slot. */
+static Size
+probe_row_bytes(ProbeState *ps, TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Size		bytes = 0;
+
+	for (int i = 0; i < ps->nbyref; i++)
+	{
+		int			att = ps->byref_atts[i];
+		int16		len = TupleDescAttr(desc, att)->attlen;
+
+		if (slot->tts_isnull[att])
+			continue;
+		if (len > 0)
+			bytes += len;
+		else if (len == -1)
+			bytes += VARSIZE_ANY(DatumGetPointer(slot->tts_values[att]));
+		else
+			bytes += strlen(DatumGetCString(slot->tts_values[att])) + 1;
+	}
+	return bytes;
+}
+
 /*
  * Fills the batch: pulls up to cur_batch rows from the scan, hashes the keys
  * of those with a non-null key (a null filter or key fails the probe, as the
  * strict cuckoo_contains gives NULL), and looks them up together.  false when
- * the scan has no more rows.
+ * the scan has no more rows.  A batch ends early once its rows' values take
+ * work_mem (wide rows: a batch of detoasted whole rows would otherwise hold
+ * up to the batch size times a row); a key is evaluated and hashed in memory
+ * reset at the next row (a key of a megabyte is kept no longer than its row).
  */
 static bool
 probe_fill(ProbeState *ps)
@@ -439,13 +478,14 @@ probe_fill(ProbeState *ps)
 	const cf_filter *cf = NULL;
 	int			n = 0,
 				nprobe = 0;
+	Size		bytes = 0;
 
 	ps->pos = ps->nready = 0;
 	if (ps->child_done)
 		return false;
 	CHECK_FOR_INTERRUPTS();
-	ResetExprContext(kc);
-	while (n < ps->cur_batch)
+	MemoryContextReset(ps->batch_cxt);
+	while (n < ps->cur_batch && bytes < ps->max_bytes)
 	{
 		TupleTableSlot *in = ExecProcNode(ps->child);
 		TupleTableSlot *slot;
@@ -463,23 +503,32 @@ probe_fill(ProbeState *ps)
 			slot->tts_tid = ps->child_scan->ss_ScanTupleSlot->tts_tid;
 			slot->tts_tableOid = ps->child_scan->ss_ScanTupleSlot->tts_tableOid;
 		}
+		if (ps->nbyref > 0)
+			bytes += probe_row_bytes(ps, slot);
 		if (!ps->probing)
 		{
 			ps->ready[ps->nready++] = n++;
 			continue;
 		}
+		ResetExprContext(kc);
 		kc->ecxt_scantuple = slot;
 		if (!ps->filter_ready)
 			probe_eval_filter(ps, kc);
 		key = ExecEvalExprSwitchContext(ps->key_expr, kc, &isnull);
 		if (!isnull && !ps->filter_null)
 		{
-			MemoryContext old = MemoryContextSwitchTo(kc->ecxt_per_tuple_memory);
+			MemoryContext old;
 
 			if (cf == NULL)
 			{
-				/* as cuckoo_contains does at a call: hasher, then view */
+				/*
+				 * as cuckoo_contains does at a call: hasher, then view (kept
+				 * for the batch: the view of a filter with a short header is
+				 * over a copy made in the current context)
+				 */
 				LOCAL_FCINFO(fcinfo, 2);
+
+				old = MemoryContextSwitchTo(ps->batch_cxt);
 
 				InitFunctionCallInfoData(*fcinfo, &ps->flinfo, 2, ps->collation, NULL, NULL);
 				fcinfo->args[0].value = ps->filter;
@@ -488,7 +537,9 @@ probe_fill(ProbeState *ps)
 				fcinfo->args[1].isnull = false;
 				vh = arg_hasher(fcinfo, 1);
 				cf = arg_probe_view(fcinfo, 0, vh);
+				MemoryContextSwitchTo(old);
 			}
+			old = MemoryContextSwitchTo(kc->ecxt_per_tuple_memory);
 			ps->hashes[nprobe] = value_hash(vh, key);
 			ps->where[nprobe++] = n;
 			MemoryContextSwitchTo(old);
