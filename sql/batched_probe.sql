@@ -277,5 +277,62 @@ SELECT * FROM bp_compare($q$SELECT count(*) || ' ' || md5(string_agg(md5(r::text
 RESET work_mem;
 RESET cuckoo.batched_probe_size;
 
+-- Cursors going backward: the node supports backward scans when the scan
+-- below does (no Materialize over it), moving the scan back onto the row it
+-- returned last when the cursor turns.  bp_scroll(query, batched) walks a
+-- scroll cursor both ways across batches, past both ends, and to absolute
+-- and relative positions, listing the rows it was on.
+CREATE FUNCTION bp_scroll(q text, batched bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE c refcursor; i int; r text := ''; n int := 0;
+BEGIN
+  PERFORM set_config('cuckoo.batched_probe', batched::text, true);
+  OPEN c SCROLL FOR EXECUTE q;
+  FOR s IN 1..20 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..5 LOOP FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..300 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..320 LOOP FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..3 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FETCH LAST FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FOR s IN 1..3 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..40 LOOP FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FETCH ABSOLUTE 100 FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH RELATIVE -50 FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH RELATIVE 700 FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  MOVE BACKWARD 30 FROM c; FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH FIRST FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-');
+  CLOSE c;
+  PERFORM set_config('cuckoo.batched_probe', 'on', true);
+  RETURN (length(r) - length(replace(r, ',', '')) + 1) || ' fetches ' || md5(r);
+END $$;
+EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+SELECT b AS batched, b = bp_scroll(q, false) AS same FROM (VALUES
+  ($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0$q$)) v(q),
+  LATERAL bp_scroll(q, true) b;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id;
+SELECT b AS batched, b = bp_scroll(q, false) AS same FROM (VALUES
+  ($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id$q$)) v(q),
+  LATERAL bp_scroll(q, true) b;
+RESET enable_seqscan; RESET enable_bitmapscan;
+-- Over a bitmap scan (no backward scans) a scroll cursor gets a Materialize.
+SET enable_seqscan = off; SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500;
+RESET enable_seqscan; RESET enable_indexscan;
+-- A cursor declared without SCROLL goes backward as over the bare scan.
+BEGIN;
+DECLARE bp_c CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+FETCH 3 FROM bp_c;
+FETCH BACKWARD 2 FROM bp_c;
+ROLLBACK;
+SET cuckoo.batched_probe = off;
+BEGIN;
+DECLARE bp_c CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+FETCH 3 FROM bp_c;
+FETCH BACKWARD 2 FROM bp_c;
+ROLLBACK;
+RESET cuckoo.batched_probe;
+
 DROP TABLE bp_keys, bp_filters, bp_copy, bp_cur, bp_wide, bp_wide_f;
-DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool);
+DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool), bp_scroll(text, bool);

@@ -305,6 +305,9 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = post;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
+	/* a cursor can go backward through the node if it can through the scan */
+	if (ExecSupportsBackwardScan(child))
+		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cscan->custom_plans = list_make1(child);
 	if (clause != NULL)
 	{
@@ -347,6 +350,9 @@ typedef struct ProbeState
 	int		   *ready;			/* slots passing the probe, in scan order */
 	int			nready;
 	int			pos;
+	int			nbatch;			/* rows pulled into the batch */
+	ScanDirection dir;			/* the direction the batch was pulled in */
+	int			ahead;			/* rows pulled past the last row returned */
 	bool		child_done;
 	bool		filter_ready;	/* filter evaluated since the (re)start */
 	bool		filter_null;
@@ -422,6 +428,7 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 	ps->found = palloc(sizeof(bool) * n);
 	ps->ready = palloc(sizeof(int) * n);
 	ps->cur_batch = Min(PROBE_FIRST_BATCH, n);
+	ps->dir = ForwardScanDirection;
 }
 
 /* The filter for this scan, evaluated once (at its first row). */
@@ -480,7 +487,7 @@ probe_fill(ProbeState *ps)
 				nprobe = 0;
 	Size		bytes = 0;
 
-	ps->pos = ps->nready = 0;
+	ps->pos = ps->nready = ps->nbatch = 0;
 	if (ps->child_done)
 		return false;
 	CHECK_FOR_INTERRUPTS();
@@ -546,6 +553,7 @@ probe_fill(ProbeState *ps)
 		}
 		n++;
 	}
+	ps->nbatch = n;
 	if (!ps->probing)
 		return n > 0;
 	if (nprobe > 0)
@@ -560,6 +568,32 @@ probe_fill(ProbeState *ps)
 	return n > 0;
 }
 
+/*
+ * A cursor turns (FETCH BACKWARD after forward, or the reverse): the scan
+ * below has run ahead of the row the node returned last, so it is moved back
+ * onto that row (the new direction is already the executor's), and the
+ * batch is dropped.  Every row pulled past the last row returned counts, and
+ * so does the end of the scan if it was reached: from past its end, a scan
+ * going backward returns its last row first.
+ */
+static void
+probe_turn(ProbeState *ps, ScanDirection dir)
+{
+	for (int i = 0; i < ps->ahead; i++)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(ps->child);
+		if (TupIsNull(slot))
+			break;
+	}
+	ps->ahead = 0;
+	ps->pos = ps->nready = ps->nbatch = 0;
+	ps->child_done = false;
+	ps->dir = dir;
+}
+
 static TupleTableSlot *
 probe_exec(CustomScanState *node)
 {
@@ -567,25 +601,32 @@ probe_exec(CustomScanState *node)
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ExprState  *qual = node->ss.ps.qual;
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+	ScanDirection dir = node->ss.ps.state->es_direction;
 
+	if (dir != ps->dir && !ScanDirectionIsNoMovement(dir))
+		probe_turn(ps, dir);
 	for (;;)
 	{
 		TupleTableSlot *slot;
+		int			i;
 
 		while (ps->pos >= ps->nready)
 		{
 			if (!probe_fill(ps))
 			{
 				node->ss.ss_ScanTupleSlot = ps->idle_slot;
+				ps->ahead = 0;	/* the node is where the scan is: past its end */
 				return NULL;
 			}
 		}
-		slot = ps->slots[ps->ready[ps->pos++]];
+		i = ps->ready[ps->pos++];
+		slot = ps->slots[i];
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = slot;
 		if (qual == NULL || ExecQual(qual, econtext))
 		{
 			node->ss.ss_ScanTupleSlot = slot;	/* the current row */
+			ps->ahead = ps->nbatch - 1 - i + (ps->child_done ? 1 : 0);
 			return proj ? ExecProject(proj) : slot;
 		}
 		InstrCountFiltered1(node, 1);
@@ -605,7 +646,7 @@ probe_rescan(CustomScanState *node)
 {
 	ProbeState *ps = (ProbeState *) node;
 
-	ps->pos = ps->nready = 0;
+	ps->pos = ps->nready = ps->nbatch = ps->ahead = 0;
 	ps->child_done = false;
 	ps->filter_ready = false;
 	node->ss.ss_ScanTupleSlot = ps->idle_slot;
