@@ -277,6 +277,26 @@ SELECT * FROM bp_compare($q$SELECT count(*) || ' ' || md5(string_agg(md5(r::text
 RESET work_mem;
 RESET cuckoo.batched_probe_size;
 
+-- Under a LIMIT (or in a cursor, or an EXISTS subquery) the rows read ahead
+-- may never be asked for: there the node does not read ahead (a batch of
+-- one row) when evaluating the key or the quals left in the scan could
+-- raise an error (a function that is not leakproof takes a column), so a
+-- query that succeeds with the setting off succeeds with it on.  The key
+-- below divides by zero at the scan's second row (every other row's key is
+-- 3, in the filter); bp_check, cheaper than the probe and so left in the
+-- scan, raises an error at the third row.
+SELECT k AS k2 FROM bp_keys OFFSET 1 LIMIT 1 \gset
+SELECT k AS k3 FROM bp_keys OFFSET 2 LIMIT 1 \gset
+CREATE FUNCTION bp_check(k bigint, bad bigint) RETURNS bool LANGUAGE plpgsql IMMUTABLE COST 0.5 AS $$
+BEGIN IF k = bad THEN RAISE EXCEPTION 'bp_check reached %', k; END IF; RETURN true; END $$;
+SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), 3 + 0 / (k - %s)) LIMIT 1) s$q$, :k2));
+SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT id FROM bp_keys WHERE bp_check(k, %s) AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1) s$q$, :k3));
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
+-- A column as key, leakproof quals before the probe: read ahead.
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE k > 5 AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1;
+-- Without a LIMIT every row is read anyway: read ahead.
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5));
+
 -- Cursors going backward: the node supports backward scans when the scan
 -- below does (no Materialize over it), moving the scan back onto the row it
 -- returned last when the cursor turns.  bp_scroll(query, batched) walks a
@@ -335,4 +355,4 @@ ROLLBACK;
 RESET cuckoo.batched_probe;
 
 DROP TABLE bp_keys, bp_filters, bp_copy, bp_cur, bp_wide, bp_wide_f;
-DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool), bp_scroll(text, bool);
+DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool), bp_scroll(text, bool), bp_check(bigint, bigint);

@@ -264,6 +264,7 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   *vars;
 	ListCell   *lc;
 	bool		seen = false;
+	int			size = batch_size;
 
 	/*
 	 * Pseudoconstant quals gate the scan with a Result; the same Result gates
@@ -314,7 +315,18 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		probe_clause_args(clause, &filter, &key);
 		cscan->custom_exprs = list_make3(filter, key, clause);
 	}
-	cscan->custom_private = list_make1(makeInteger(batch_size));
+	/*
+	 * A batch evaluates the keys and the scan's quals of rows ahead of those
+	 * asked for.  When the rows may not all be asked for (a LIMIT, a cursor,
+	 * an EXISTS subquery: tuple_fraction > 0) and doing so could raise an
+	 * error (a function that is not leakproof takes a column), a batch is one
+	 * row: a query that succeeds unbatched must not fail on a row it never
+	 * reads.
+	 */
+	if (clause != NULL && root->tuple_fraction > 0 &&
+		(contain_leaked_vars((Node *) key) || contain_leaked_vars((Node *) pre)))
+		size = 1;
+	cscan->custom_private = list_make1(makeInteger(size));
 	/* copyObjectImpl: 19's copyObject needs C23's typeof_unqual, not gnu99 */
 	cscan->custom_scan_tlist = (List *) copyObjectImpl(flat);
 	cscan->methods = &probe_scan_methods;
