@@ -294,8 +294,15 @@ SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT
 EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
 -- A column as key, leakproof quals before the probe: read ahead.
 EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE k > 5 AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1;
--- Without a LIMIT every row is read anyway: read ahead.
+-- Without a LIMIT every row is read anyway: read ahead.  So it is under a
+-- LIMIT over an aggregate or a full sort of the only relation.
 EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5));
+EXPLAIN (COSTS OFF) SELECT count(*) FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY t LIMIT 1;
+-- An index scan in the query's order under a LIMIT stops early: one row.
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY id LIMIT 1;
+RESET enable_seqscan; RESET enable_bitmapscan;
 
 -- Cursors going backward: the node supports backward scans when the scan
 -- below does (no Materialize over it), moving the scan back onto the row it

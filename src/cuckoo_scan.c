@@ -244,6 +244,34 @@ probe_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 static const CustomScanMethods probe_scan_methods;
 
 /*
+ * May a consumer above stop before the scan's last row?  Not when the planner
+ * plans for every row (tuple_fraction 0), nor when the query's only relation
+ * feeds an aggregate without groups or a full sort (its path has no prefix of
+ * the sort order an incremental sort could use).
+ */
+static bool
+probe_may_stop_early(PlannerInfo *root, Path *path)
+{
+	Query	   *parse = root->parse;
+	int			common;
+
+	if (root->tuple_fraction <= 0)
+		return false;
+	if (bms_membership(root->all_baserels) != BMS_SINGLETON)
+		return true;
+	if (parse->hasAggs && parse->groupClause == NIL && parse->groupingSets == NIL &&
+		!parse->hasWindowFuncs && !parse->hasTargetSRFs)
+		return false;
+	if (root->query_pathkeys != NIL && !parse->hasWindowFuncs &&
+		parse->distinctClause == NIL && parse->groupClause == NIL &&
+		!parse->hasTargetSRFs &&
+		!pathkeys_count_contained_in(root->query_pathkeys, path->pathkeys, &common) &&
+		common == 0)
+		return false;
+	return true;
+}
+
+/*
  * The CustomScan over the scan's plan.  The scan keeps the quals before the
  * probe and returns every column the node, its quals and its projection need
  * (the columns of rel's target, of the tlist asked for, of the probe and of
@@ -318,12 +346,13 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	/*
 	 * A batch evaluates the keys and the scan's quals of rows ahead of those
 	 * asked for.  When the rows may not all be asked for (a LIMIT, a cursor,
-	 * an EXISTS subquery: tuple_fraction > 0) and doing so could raise an
+	 * an EXISTS subquery: tuple_fraction > 0, unless an aggregate or a sort
+	 * reads them all) and doing so could raise an
 	 * error (a function that is not leakproof takes a column), a batch is one
 	 * row: a query that succeeds unbatched must not fail on a row it never
 	 * reads.
 	 */
-	if (clause != NULL && root->tuple_fraction > 0 &&
+	if (clause != NULL && probe_may_stop_early(root, &best_path->path) &&
 		(contain_leaked_vars((Node *) key) || contain_leaked_vars((Node *) pre)))
 		size = 1;
 	cscan->custom_private = list_make1(makeInteger(size));
