@@ -220,5 +220,146 @@ SELECT count(*) FROM (SELECT id FROM bp_keys WHERE id <= 3000) a, bp_keys b
 WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), b.k) AND a.id + b.id < 0;
 RESET ALL;
 
-DROP TABLE bp_keys, bp_filters, bp_copy;
-DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text);
+-- WHERE CURRENT OF a cursor over the node changes the row the cursor is on:
+-- the node stands for the table's scan (execCurrentOf does not look below a
+-- custom scan), in each partition, and a partition the cursor has left is on
+-- no row.  The same statements with the setting on and off.
+CREATE TABLE bp_cur (id int, k bigint, t text) PARTITION BY RANGE (id);
+CREATE TABLE bp_cur1 PARTITION OF bp_cur FOR VALUES FROM (0) TO (50);
+CREATE TABLE bp_cur2 PARTITION OF bp_cur FOR VALUES FROM (50) TO (100);
+CREATE FUNCTION bp_cursor(batched bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text := ''; i int;
+BEGIN
+  TRUNCATE bp_cur;
+  INSERT INTO bp_cur SELECT id, id, 'v' FROM generate_series(1, 99) id;
+  PERFORM set_config('cuckoo.batched_probe', batched::text, true);
+  DECLARE bp_c CURSOR FOR SELECT id FROM bp_cur
+    WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k);
+  BEGIN
+    OPEN bp_c;
+    FETCH bp_c INTO i; FETCH bp_c INTO i;
+    r := r || 'on ' || i;
+    UPDATE bp_cur SET t = 'first' WHERE CURRENT OF bp_c;
+    FOR j IN 1..16 LOOP FETCH bp_c INTO i; END LOOP;
+    r := r || ', on ' || i;
+    UPDATE bp_cur SET t = 'second' WHERE CURRENT OF bp_c;
+    FETCH bp_c INTO i; FETCH bp_c INTO i;
+    DELETE FROM bp_cur WHERE CURRENT OF bp_c;
+    r := r || ', deleted ' || i;
+    CLOSE bp_c;
+  END;
+  PERFORM set_config('cuckoo.batched_probe', 'on', true);
+  RETURN r || '; changed: ' || (SELECT string_agg(id || '=' || t, ',' ORDER BY id) FROM bp_cur WHERE t <> 'v')
+    || '; rows: ' || (SELECT count(*) FROM bp_cur);
+END $$;
+SELECT bp_plan($q$SELECT id FROM bp_cur WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k)$q$) AS cursor_query_uses_node;
+SELECT bp_cursor(true) AS batched, bp_cursor(false) AS unbatched;
+SELECT bp_cursor(true) = bp_cursor(false) AS same;
+-- At the end of the scan the cursor is on no row.
+BEGIN;
+DECLARE bp_c CURSOR FOR SELECT id FROM bp_cur WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k);
+MOVE FORWARD ALL IN bp_c;
+UPDATE bp_cur SET t = 'none' WHERE CURRENT OF bp_c;
+ROLLBACK;
+
+-- Wide rows: a batch holds at most about work_mem of row values (here whole
+-- rows of 400 kB, detoasted by the scan's projection), however many rows the
+-- batch size allows, so a LIMIT 1 reads 3 rows, not 16; the same results.
+CREATE TABLE bp_wide (id int, w text);
+ALTER TABLE bp_wide ALTER w SET STORAGE EXTERNAL;
+INSERT INTO bp_wide SELECT id, repeat(md5(id::text), 12800) FROM generate_series(1, 40) id;
+CREATE TABLE bp_wide_f AS SELECT cuckoo_agg(id) AS f FROM bp_wide;
+SET work_mem = '1MB';
+SET cuckoo.batched_probe_size = 8192;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT length(r::text) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id) LIMIT 1;
+SELECT * FROM bp_compare($q$SELECT count(*) || ' ' || md5(string_agg(md5(r::text), ',')) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id)$q$);
+RESET work_mem;
+RESET cuckoo.batched_probe_size;
+
+-- Under a LIMIT (or in a cursor, or an EXISTS subquery) the rows read ahead
+-- may never be asked for: there the node does not read ahead (a batch of
+-- one row) when evaluating the key or the quals left in the scan could
+-- raise an error (a function that is not leakproof takes a column), so a
+-- query that succeeds with the setting off succeeds with it on.  The key
+-- below divides by zero at the scan's second row (every other row's key is
+-- 3, in the filter); bp_check, cheaper than the probe and so left in the
+-- scan, raises an error at the third row.
+SELECT k AS k2 FROM bp_keys OFFSET 1 LIMIT 1 \gset
+SELECT k AS k3 FROM bp_keys OFFSET 2 LIMIT 1 \gset
+CREATE FUNCTION bp_check(k bigint, bad bigint) RETURNS bool LANGUAGE plpgsql IMMUTABLE COST 0.5 AS $$
+BEGIN IF k = bad THEN RAISE EXCEPTION 'bp_check reached %', k; END IF; RETURN true; END $$;
+SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), 3 + 0 / (k - %s)) LIMIT 1) s$q$, :k2));
+SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT id FROM bp_keys WHERE bp_check(k, %s) AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1) s$q$, :k3));
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
+-- A column as key, leakproof quals before the probe: read ahead.
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE k > 5 AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1;
+-- Without a LIMIT every row is read anyway: read ahead.  So it is under a
+-- LIMIT over an aggregate or a full sort of the only relation.
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5));
+EXPLAIN (COSTS OFF) SELECT count(*) FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY t LIMIT 1;
+-- An index scan in the query's order under a LIMIT stops early: one row.
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY id LIMIT 1;
+RESET enable_seqscan; RESET enable_bitmapscan;
+
+-- Cursors going backward: the node supports backward scans when the scan
+-- below does (no Materialize over it), moving the scan back onto the row it
+-- returned last when the cursor turns.  bp_scroll(query, batched) walks a
+-- scroll cursor both ways across batches, past both ends, and to absolute
+-- and relative positions, listing the rows it was on.
+CREATE FUNCTION bp_scroll(q text, batched bool) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE c refcursor; i int; r text := ''; n int := 0;
+BEGIN
+  PERFORM set_config('cuckoo.batched_probe', batched::text, true);
+  OPEN c SCROLL FOR EXECUTE q;
+  FOR s IN 1..20 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..5 LOOP FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..300 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..320 LOOP FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..3 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FETCH LAST FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FOR s IN 1..3 LOOP FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FOR s IN 1..40 LOOP FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ','; END LOOP;
+  FETCH ABSOLUTE 100 FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH RELATIVE -50 FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH RELATIVE 700 FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  MOVE BACKWARD 30 FROM c; FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH FIRST FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH PRIOR FROM c INTO i; r := r || coalesce(i::text, '-') || ',';
+  FETCH NEXT FROM c INTO i; r := r || coalesce(i::text, '-');
+  CLOSE c;
+  PERFORM set_config('cuckoo.batched_probe', 'on', true);
+  RETURN (length(r) - length(replace(r, ',', '')) + 1) || ' fetches ' || md5(r);
+END $$;
+EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+SELECT b AS batched, b = bp_scroll(q, false) AS same FROM (VALUES
+  ($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0$q$)) v(q),
+  LATERAL bp_scroll(q, true) b;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id;
+SELECT b AS batched, b = bp_scroll(q, false) AS same FROM (VALUES
+  ($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id$q$)) v(q),
+  LATERAL bp_scroll(q, true) b;
+RESET enable_seqscan; RESET enable_bitmapscan;
+-- Over a bitmap scan (no backward scans) a scroll cursor gets a Materialize.
+SET enable_seqscan = off; SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500;
+RESET enable_seqscan; RESET enable_indexscan;
+-- A cursor declared without SCROLL goes backward as over the bare scan.
+BEGIN;
+DECLARE bp_c CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+FETCH 3 FROM bp_c;
+FETCH BACKWARD 2 FROM bp_c;
+ROLLBACK;
+SET cuckoo.batched_probe = off;
+BEGIN;
+DECLARE bp_c CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+FETCH 3 FROM bp_c;
+FETCH BACKWARD 2 FROM bp_c;
+ROLLBACK;
+RESET cuckoo.batched_probe;
+
+DROP TABLE bp_keys, bp_filters, bp_copy, bp_cur, bp_wide, bp_wide_f;
+DROP FUNCTION bp_run(text, bool), bp_plan(text), bp_compare(text), bp_long(text), bp_cursor(bool), bp_scroll(text, bool), bp_check(bigint, bigint);

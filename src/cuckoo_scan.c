@@ -244,6 +244,34 @@ probe_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 static const CustomScanMethods probe_scan_methods;
 
 /*
+ * May a consumer above stop before the scan's last row?  Not when the planner
+ * plans for every row (tuple_fraction 0), nor when the query's only relation
+ * feeds an aggregate without groups or a full sort (its path has no prefix of
+ * the sort order an incremental sort could use).
+ */
+static bool
+probe_may_stop_early(PlannerInfo *root, Path *path)
+{
+	Query	   *parse = root->parse;
+	int			common;
+
+	if (root->tuple_fraction <= 0)
+		return false;
+	if (bms_membership(root->all_baserels) != BMS_SINGLETON)
+		return true;
+	if (parse->hasAggs && parse->groupClause == NIL && parse->groupingSets == NIL &&
+		!parse->hasWindowFuncs && !parse->hasTargetSRFs)
+		return false;
+	if (root->query_pathkeys != NIL && !parse->hasWindowFuncs &&
+		parse->distinctClause == NIL && parse->groupClause == NIL &&
+		!parse->hasTargetSRFs &&
+		!pathkeys_count_contained_in(root->query_pathkeys, path->pathkeys, &common) &&
+		common == 0)
+		return false;
+	return true;
+}
+
+/*
  * The CustomScan over the scan's plan.  The scan keeps the quals before the
  * probe and returns every column the node, its quals and its projection need
  * (the columns of rel's target, of the tlist asked for, of the probe and of
@@ -264,6 +292,7 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   *vars;
 	ListCell   *lc;
 	bool		seen = false;
+	int			size = batch_size;
 
 	/*
 	 * Pseudoconstant quals gate the scan with a Result; the same Result gates
@@ -305,13 +334,28 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = post;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
+	/* a cursor can go backward through the node if it can through the scan */
+	if (ExecSupportsBackwardScan(child))
+		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cscan->custom_plans = list_make1(child);
 	if (clause != NULL)
 	{
 		probe_clause_args(clause, &filter, &key);
 		cscan->custom_exprs = list_make3(filter, key, clause);
 	}
-	cscan->custom_private = list_make1(makeInteger(batch_size));
+	/*
+	 * A batch evaluates the keys and the scan's quals of rows ahead of those
+	 * asked for.  When the rows may not all be asked for (a LIMIT, a cursor,
+	 * an EXISTS subquery: tuple_fraction > 0, unless an aggregate or a sort
+	 * reads them all) and doing so could raise an
+	 * error (a function that is not leakproof takes a column), a batch is one
+	 * row: a query that succeeds unbatched must not fail on a row it never
+	 * reads.
+	 */
+	if (clause != NULL && probe_may_stop_early(root, &best_path->path) &&
+		(contain_leaked_vars((Node *) key) || contain_leaked_vars((Node *) pre)))
+		size = 1;
+	cscan->custom_private = list_make1(makeInteger(size));
 	/* copyObjectImpl: 19's copyObject needs C23's typeof_unqual, not gnu99 */
 	cscan->custom_scan_tlist = (List *) copyObjectImpl(flat);
 	cscan->methods = &probe_scan_methods;
@@ -324,12 +368,18 @@ typedef struct ProbeState
 {
 	CustomScanState css;
 	PlanState  *child;
+	ScanState  *child_scan;		/* child as a scan: its current tuple's TID */
+	TupleTableSlot *idle_slot;	/* the node's scan slot when on no row */
 	bool		probing;		/* false: no probe found at plan time */
 	ExprState  *filter_expr;
 	ExprState  *key_expr;
 	Expr	   *clause;			/* for EXPLAIN */
-	ExprContext *key_cxt;		/* keys and hashes, reset per batch */
+	ExprContext *key_cxt;		/* a key and its hash, reset per row */
+	MemoryContext batch_cxt;	/* the filter's view, reset per batch */
 	MemoryContext scan_cxt;		/* the filter's value, reset per (re)scan */
+	Size		max_bytes;		/* row values a batch holds (work_mem) */
+	int		   *byref_atts;		/* the scan tuple's by-reference columns */
+	int			nbyref;
 	FmgrInfo	flinfo;			/* the call site of cuckoo_contains' cache */
 	Oid			collation;
 	int			max_batch;
@@ -341,6 +391,9 @@ typedef struct ProbeState
 	int		   *ready;			/* slots passing the probe, in scan order */
 	int			nready;
 	int			pos;
+	int			nbatch;			/* rows pulled into the batch */
+	ScanDirection dir;			/* the direction the batch was pulled in */
+	int			ahead;			/* rows pulled past the last row returned */
 	bool		child_done;
 	bool		filter_ready;	/* filter evaluated since the (re)start */
 	bool		filter_null;
@@ -364,6 +417,27 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 
 	ps->child = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(ps->child);
+
+	/*
+	 * WHERE CURRENT OF: execCurrentOf looks for a scan node of the table
+	 * (ss_currentRelation) and takes the TID of its current row from its scan
+	 * slot, without descending into a CustomScan.  The node answers for the
+	 * scan below: the row it returned last is its scan slot, with the TID and
+	 * table of the scan tuple it was copied from.
+	 */
+	switch (nodeTag(ps->child))
+	{
+		case T_SeqScanState:
+		case T_IndexScanState:
+		case T_BitmapHeapScanState:
+			ps->child_scan = (ScanState *) ps->child;
+			node->ss.ss_currentRelation = ps->child_scan->ss_currentRelation;
+			break;
+		default:
+			ps->child_scan = NULL;
+			break;
+	}
+	ps->idle_slot = node->ss.ss_ScanTupleSlot;
 	ps->max_batch = n = Max(1, intVal(linitial(cscan->custom_private)));
 	ps->probing = cscan->custom_exprs != NIL;
 	if (ps->probing)
@@ -377,6 +451,14 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 		fmgr_info_set_expr((Node *) ps->clause, &ps->flinfo);
 	}
 	ps->key_cxt = CreateExprContext(estate);
+	ps->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "cuckoo batched probe batch",
+										  ALLOCSET_SMALL_SIZES);
+	ps->max_bytes = (Size) work_mem * 1024;
+	ps->byref_atts = palloc(sizeof(int) * Max(1, desc->natts));
+	ps->nbyref = 0;
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attbyval)
+			ps->byref_atts[ps->nbyref++] = i;
 	ps->scan_cxt = AllocSetContextCreate(estate->es_query_cxt, "cuckoo batched probe",
 										 ALLOCSET_SMALL_SIZES);
 	ps->slots = palloc(sizeof(TupleTableSlot *) * n);
@@ -387,6 +469,7 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 	ps->found = palloc(sizeof(bool) * n);
 	ps->ready = palloc(sizeof(int) * n);
 	ps->cur_batch = Min(PROBE_FIRST_BATCH, n);
+	ps->dir = ForwardScanDirection;
 }
 
 /* The filter for this scan, evaluated once (at its first row). */
@@ -402,11 +485,38 @@ probe_eval_filter(ProbeState *ps, ExprContext *econtext)
 	ps->filter_ready = true;
 }
 
+/* The bytes of the by-reference values of a row copied into a batch slot. */
+static Size
+probe_row_bytes(ProbeState *ps, TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Size		bytes = 0;
+
+	for (int i = 0; i < ps->nbyref; i++)
+	{
+		int			att = ps->byref_atts[i];
+		int16		len = TupleDescAttr(desc, att)->attlen;
+
+		if (slot->tts_isnull[att])
+			continue;
+		if (len > 0)
+			bytes += len;
+		else if (len == -1)
+			bytes += VARSIZE_ANY(DatumGetPointer(slot->tts_values[att]));
+		else
+			bytes += strlen(DatumGetCString(slot->tts_values[att])) + 1;
+	}
+	return bytes;
+}
+
 /*
  * Fills the batch: pulls up to cur_batch rows from the scan, hashes the keys
  * of those with a non-null key (a null filter or key fails the probe, as the
  * strict cuckoo_contains gives NULL), and looks them up together.  false when
- * the scan has no more rows.
+ * the scan has no more rows.  A batch ends early once its rows' values take
+ * work_mem (wide rows: a batch of detoasted whole rows would otherwise hold
+ * up to the batch size times a row); a key is evaluated and hashed in memory
+ * reset at the next row (a key of a megabyte is kept no longer than its row).
  */
 static bool
 probe_fill(ProbeState *ps)
@@ -416,13 +526,14 @@ probe_fill(ProbeState *ps)
 	const cf_filter *cf = NULL;
 	int			n = 0,
 				nprobe = 0;
+	Size		bytes = 0;
 
-	ps->pos = ps->nready = 0;
+	ps->pos = ps->nready = ps->nbatch = 0;
 	if (ps->child_done)
 		return false;
 	CHECK_FOR_INTERRUPTS();
-	ResetExprContext(kc);
-	while (n < ps->cur_batch)
+	MemoryContextReset(ps->batch_cxt);
+	while (n < ps->cur_batch && bytes < ps->max_bytes)
 	{
 		TupleTableSlot *in = ExecProcNode(ps->child);
 		TupleTableSlot *slot;
@@ -435,23 +546,37 @@ probe_fill(ProbeState *ps)
 			break;
 		}
 		slot = ExecCopySlot(ps->slots[n], in);
+		if (ps->child_scan != NULL)
+		{
+			slot->tts_tid = ps->child_scan->ss_ScanTupleSlot->tts_tid;
+			slot->tts_tableOid = ps->child_scan->ss_ScanTupleSlot->tts_tableOid;
+		}
+		if (ps->nbyref > 0)
+			bytes += probe_row_bytes(ps, slot);
 		if (!ps->probing)
 		{
 			ps->ready[ps->nready++] = n++;
 			continue;
 		}
+		ResetExprContext(kc);
 		kc->ecxt_scantuple = slot;
 		if (!ps->filter_ready)
 			probe_eval_filter(ps, kc);
 		key = ExecEvalExprSwitchContext(ps->key_expr, kc, &isnull);
 		if (!isnull && !ps->filter_null)
 		{
-			MemoryContext old = MemoryContextSwitchTo(kc->ecxt_per_tuple_memory);
+			MemoryContext old;
 
 			if (cf == NULL)
 			{
-				/* as cuckoo_contains does at a call: hasher, then view */
+				/*
+				 * as cuckoo_contains does at a call: hasher, then view (kept
+				 * for the batch: the view of a filter with a short header is
+				 * over a copy made in the current context)
+				 */
 				LOCAL_FCINFO(fcinfo, 2);
+
+				old = MemoryContextSwitchTo(ps->batch_cxt);
 
 				InitFunctionCallInfoData(*fcinfo, &ps->flinfo, 2, ps->collation, NULL, NULL);
 				fcinfo->args[0].value = ps->filter;
@@ -460,13 +585,16 @@ probe_fill(ProbeState *ps)
 				fcinfo->args[1].isnull = false;
 				vh = arg_hasher(fcinfo, 1);
 				cf = arg_probe_view(fcinfo, 0, vh);
+				MemoryContextSwitchTo(old);
 			}
+			old = MemoryContextSwitchTo(kc->ecxt_per_tuple_memory);
 			ps->hashes[nprobe] = value_hash(vh, key);
 			ps->where[nprobe++] = n;
 			MemoryContextSwitchTo(old);
 		}
 		n++;
 	}
+	ps->nbatch = n;
 	if (!ps->probing)
 		return n > 0;
 	if (nprobe > 0)
@@ -481,6 +609,32 @@ probe_fill(ProbeState *ps)
 	return n > 0;
 }
 
+/*
+ * A cursor turns (FETCH BACKWARD after forward, or the reverse): the scan
+ * below has run ahead of the row the node returned last, so it is moved back
+ * onto that row (the new direction is already the executor's), and the
+ * batch is dropped.  Every row pulled past the last row returned counts, and
+ * so does the end of the scan if it was reached: from past its end, a scan
+ * going backward returns its last row first.
+ */
+static void
+probe_turn(ProbeState *ps, ScanDirection dir)
+{
+	for (int i = 0; i < ps->ahead; i++)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(ps->child);
+		if (TupIsNull(slot))
+			break;
+	}
+	ps->ahead = 0;
+	ps->pos = ps->nready = ps->nbatch = 0;
+	ps->child_done = false;
+	ps->dir = dir;
+}
+
 static TupleTableSlot *
 probe_exec(CustomScanState *node)
 {
@@ -488,21 +642,34 @@ probe_exec(CustomScanState *node)
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ExprState  *qual = node->ss.ps.qual;
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+	ScanDirection dir = node->ss.ps.state->es_direction;
 
+	if (dir != ps->dir && !ScanDirectionIsNoMovement(dir))
+		probe_turn(ps, dir);
 	for (;;)
 	{
 		TupleTableSlot *slot;
+		int			i;
 
 		while (ps->pos >= ps->nready)
 		{
 			if (!probe_fill(ps))
+			{
+				node->ss.ss_ScanTupleSlot = ps->idle_slot;
+				ps->ahead = 0;	/* the node is where the scan is: past its end */
 				return NULL;
+			}
 		}
-		slot = ps->slots[ps->ready[ps->pos++]];
+		i = ps->ready[ps->pos++];
+		slot = ps->slots[i];
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = slot;
 		if (qual == NULL || ExecQual(qual, econtext))
+		{
+			node->ss.ss_ScanTupleSlot = slot;	/* the current row */
+			ps->ahead = ps->nbatch - 1 - i + (ps->child_done ? 1 : 0);
 			return proj ? ExecProject(proj) : slot;
+		}
 		InstrCountFiltered1(node, 1);
 	}
 }
@@ -520,9 +687,10 @@ probe_rescan(CustomScanState *node)
 {
 	ProbeState *ps = (ProbeState *) node;
 
-	ps->pos = ps->nready = 0;
+	ps->pos = ps->nready = ps->nbatch = ps->ahead = 0;
 	ps->child_done = false;
 	ps->filter_ready = false;
+	node->ss.ss_ScanTupleSlot = ps->idle_slot;
 	ps->cur_batch = Min(PROBE_FIRST_BATCH, ps->max_batch);
 	MemoryContextReset(ps->scan_cxt);
 	if (node->ss.ps.chgParam != NULL)
