@@ -328,6 +328,7 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 		uint64		rated;
 
 		CHECK_FOR_INTERRUPTS();
+		memset(&p, 0, sizeof(p));	/* a version-1 filter: no version-2 fields */
 		cf_get_params(&cf, &p);
 		p.num_buckets = m;
 		rated = (uint64) ((double) m * cf.b * cf_target_load(cf.b));

@@ -255,6 +255,12 @@ cuckoo_info(PG_FUNCTION_ARGS)
 													 INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	}
 	else
-		nulls[23] = true;
+	{
+		/* never rotated: one generation, holding every item */
+		Datum		gi = Int64GetDatum((int64) items);
+
+		values[23] = PointerGetDatum(construct_array(&gi, 1, INT8OID, 8, FLOAT8PASSBYVAL,
+													 TYPALIGN_DOUBLE));
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

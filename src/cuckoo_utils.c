@@ -200,7 +200,7 @@ full_hint(const cf_filter *cf)
 
 	cf_get_info(cf, &info);
 	if (info.expansion == 0)
-		return errhint("Build a larger filter (cuckoo_agg over the source data, or cuckoo_create with a larger capacity), or create it with expansion => 2 to let it grow.");
+		return errhint("Build a larger filter (cuckoo_agg over the source data, or cuckoo_create with a larger capacity), or one that grows: cuckoo_create(..., expansion => 2) or cuckoo_agg(value, capacity, fpr, 2).");
 	return errhint("A growing filter stops growing at %zu bytes, or when many copies of a few values crowd one pair of buckets; cuckoo_add_if_absent stores each value once.",
 				   (size_t) CF_MAX_BYTES);
 }
