@@ -194,3 +194,19 @@ BEGIN
 END $$;
 \set QUIET off
 SELECT explain_rows(:'q') BETWEEN 19000 AND 25000 AS estimate_near_20000;
+
+-- The per-call-site cache with version-2 filters: a stored (TOASTed) grown
+-- filter probed row after row; many grown filters of one shape probed in
+-- turn at one call site (each answers for its own values); and a compressed
+-- in-line one.
+SELECT count(*) FILTER (WHERE id <= 20000) AS members_found,
+       count(*) FILTER (WHERE id > 20000) <= 0.01 * 80000 AS fpr_ok
+FROM probe_me, v2 WHERE v2.f @> probe_me.id;
+CREATE TABLE many_grown AS
+SELECT g AS id, cuckoo_add_array(cuckoo_create(10, expansion => 2), ARRAY(SELECT generate_series(g * 1000, g * 1000 + 99))) AS f
+FROM generate_series(1, 40) g;
+SELECT count(*) AS rows, bool_and(f @> (id * 1000 + 50)) AS own_found,
+       count(*) FILTER (WHERE f @> ((id % 40 + 1) * 1000 + 50)) <= 2 AS others_absent
+FROM many_grown;
+CREATE TABLE inline_grown AS SELECT cuckoo_add(cuckoo_create(2000, expansion => 2), 7) AS f;
+SELECT count(*) FILTER (WHERE f @> id) AS found FROM probe_me, inline_grown WHERE id <= 1000;
