@@ -68,6 +68,12 @@ SELECT i.items, i.buckets > i.initial_buckets AS grew, i.growth_rounds >= 4 AS r
        (SELECT count(*) FROM generate_series(100001, 200000) k WHERE f @> k) <= 1000 AS fpr_at_most_target
 FROM customers_seen, cuckoo_info(f) i;
 
+-- The smallest capacities grow too.
+SELECT c AS capacity, (cuckoo_info(f)).items, (SELECT count(*) FROM generate_series(1, 1000) k WHERE f @> k) AS found
+FROM unnest(ARRAY[1, 2, 5, 10]) c,
+     LATERAL (SELECT cuckoo_add_array(cuckoo_create(c, expansion => 2), ARRAY(SELECT generate_series(1, 1000))) AS f) x
+ORDER BY c;
+
 -- Grown 200x through the array form: no error, no false negative, and the
 -- measured false-positive rate over 200,000 absent keys at most the target.
 CREATE TABLE grown AS
@@ -203,7 +209,7 @@ SELECT count(*) FILTER (WHERE id <= 20000) AS members_found,
        count(*) FILTER (WHERE id > 20000) <= 0.01 * 80000 AS fpr_ok
 FROM probe_me, v2 WHERE v2.f @> probe_me.id;
 CREATE TABLE many_grown AS
-SELECT g AS id, cuckoo_add_array(cuckoo_create(10, expansion => 2), ARRAY(SELECT generate_series(g * 1000, g * 1000 + 99))) AS f
+SELECT g AS id, cuckoo_add_array(cuckoo_create(30, expansion => 2), ARRAY(SELECT generate_series(g * 1000, g * 1000 + 99))) AS f
 FROM generate_series(1, 40) g;
 SELECT count(*) AS rows, bool_and(f @> (id * 1000 + 50)) AS own_found,
        count(*) FILTER (WHERE f @> ((id % 40 + 1) * 1000 + 50)) <= 2 AS others_absent

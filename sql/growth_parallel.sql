@@ -26,8 +26,10 @@ EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 1000, 0.01, 2) FROM gpar;
 INSERT INTO gbuilt SELECT 'serial', cuckoo_agg(k, 1000, 0.01, 2), cuckoo_agg(t, 500, 0.001, 2) FROM gpar;
 SELECT cuckoo_agg(k, 1000, 0.01, 2) IS NULL AS no_rows FROM gpar WHERE k < 0;
 
-SELECT plan, (cuckoo_info(a)).format_version, (cuckoo_info(a)).items >= 100000 AS a_items,
-       (cuckoo_info(b)).items >= 100000 AS b_items,
+-- (add-if-absent: a value the filter already reports, a false positive, is
+-- not stored again, so items may be a little under 100,000)
+SELECT plan, (cuckoo_info(a)).format_version, (cuckoo_info(a)).items BETWEEN 99000 AND 101000 AS a_items,
+       (cuckoo_info(b)).items BETWEEN 99900 AND 100100 AS b_items,
        (SELECT count(*) FROM gpar WHERE a @> k) AS a_found,
        (SELECT count(*) FROM gpar WHERE b @> t) AS b_found,
        (SELECT count(*) FROM generate_series(1000001, 1200000) g WHERE a @> g::bigint) <= 2000 AS a_fpr_at_most_target,

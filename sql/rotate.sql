@@ -34,10 +34,14 @@ FROM (SELECT cuckoo_rotate(cuckoo_add_array(cuckoo_create(1000), ARRAY(SELECT ge
 -- every filter shape can be rotated, and still finds its values
 SELECT shape, (cuckoo_info(r)).format_version, (SELECT count(*) FROM generate_series(1, 300) k WHERE r @> k) AS found
 FROM (VALUES ('b2', cuckoo_create(400, 0.05, 2)), ('b8', cuckoo_create(400, 0.001, 8)),
-             ('semisort', cuckoo_create(400, semisort => true)), ('f32', cuckoo_create(400, fingerprint_bits => 32)),
+             ('semisort', cuckoo_create(400, semisort => true)), ('f30', cuckoo_create(400, fingerprint_bits => 30)),
              ('growing', cuckoo_create(20, expansion => 2))) v(shape, f),
      LATERAL (SELECT cuckoo_rotate(cuckoo_add_array(f, ARRAY(SELECT generate_series(1, 300))), 2) AS r) x
 ORDER BY shape;
+-- a generation tag must fit beside the fingerprint in 32 bits
+SELECT cuckoo_rotate(cuckoo_create(400, fingerprint_bits => 30), 2) IS NOT NULL AS f30_keep_2;
+SELECT cuckoo_rotate(cuckoo_create(400, fingerprint_bits => 30), 4);
+SELECT cuckoo_rotate(cuckoo_create(400, fingerprint_bits => 32), 1);
 
 -- A rolling window of 3 periods: 1,000 new values per period, one rotate
 -- after each.  The values of the last 3 periods are found; older ones are
@@ -71,11 +75,12 @@ SELECT (cuckoo_info(r)).items AS items, r @> 6001 AS removed_gone_or_fp,
        (SELECT count(*) FROM generate_series(6002, 7000) k WHERE r @> k) AS others_found
 FROM (SELECT cuckoo_remove(f, 6001) AS r FROM win) s;
 
--- keep may change: a larger keep widens the generation tags.
+-- keep may change: a larger keep widens the generation tags (the values of
+-- the generation before survive both rotates: 2 kept, then 200).
 SELECT (cuckoo_info(r2)).keep, (cuckoo_info(r2)).generation_bits >= (cuckoo_info(r1)).generation_bits AS wider,
        (SELECT count(*) FROM generate_series(1, 100) k WHERE r2 @> k) AS found
 FROM (SELECT r1, cuckoo_rotate(r1, 200) AS r2
-      FROM (SELECT cuckoo_rotate(cuckoo_add_array(cuckoo_create(100), ARRAY(SELECT generate_series(1, 100))), 1) AS r1) a) b;
+      FROM (SELECT cuckoo_rotate(cuckoo_add_array(cuckoo_create(100), ARRAY(SELECT generate_series(1, 100))), 2) AS r1) a) b;
 -- keep 1: each rotate drops everything added before it
 SELECT (cuckoo_info(r)).items AS items,
        (SELECT count(*) FROM generate_series(1, 500) k WHERE r @> k) <= 10 AS dropped

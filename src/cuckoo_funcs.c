@@ -364,11 +364,29 @@ cuckoo_rotate(PG_FUNCTION_ARGS)
 	filter_open(&cf, v);
 	len = cf_rotate_bytes(&cf, (uint32) keep);
 	if (len == 0)
+	{
+		/* the generation tag must fit in the entry's 32 bits, or the value in the size limit */
+		cf_info		info;
+		uint32		g = 0;
+
+		cf_get_info(&cf, &info);
+		while ((1u << g) <= (uint32) keep)
+			g++;
+		g = Max(g, info.gen_bits);
+		if (cf.f + info.tail_bits + g > 32)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cannot rotate a filter of %u-bit fingerprints%s with keep %d",
+							cf.f, info.tail_bits ? psprintf(" and %u tail bits", info.tail_bits) : "", keep),
+					 errdetail("Keeping %d generations takes %u tag bits per entry, and an entry holds at most 32 bits.",
+							   keep, g),
+					 errhint("Use a smaller keep, or a filter with shorter fingerprints (a larger fpr).")));
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the rotated filter would be larger than %zu bytes",
 						(size_t) CF_MAX_BYTES),
 				 errdetail("Rotation adds generation tags to every entry.")));
+	}
 	out = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
 	SET_VARSIZE(out, VARHDRSZ + len);
 	cf_rotate(&cf, (uint32) keep, out->bytes);
