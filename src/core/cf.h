@@ -95,6 +95,16 @@ typedef struct cf_filter
 	size_t		alloc;			/* usable bytes at buf (>= len) */
 	/* version 2 (the core fills these; hosts read them only via cf_get_info) */
 	uint32_t	version;
+	uint32_t	split;			/* v2: m = c * 2^k + split */
+	uint32_t	base;			/* v2: c * 2^k */
+	uint32_t	t;				/* v2: tail bits */
+	uint32_t	g;				/* v2: generation bits */
+	uint32_t	w;				/* v2: slot bits f + t + g */
+	uint32_t	slot_mask;		/* v2: 2^w - 1 */
+	uint32_t	tmask;			/* v2: 2^t - 1 */
+	uint32_t	gmask;			/* v2: 2^g - 1 */
+	uint32_t	hdr;			/* header bytes (v2: 64 + 8 * 2^g if g > 0) */
+	bool		grows;			/* v2: CF_FLAG_GROWS */
 } cf_filter;
 
 /*
@@ -191,6 +201,10 @@ extern bool cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 
 /* 1 or 2 */
 extern uint32_t cf_version(const cf_filter *cf);
+
+/* The exact length cf_init writes for p (version 1 or 2); p must pass
+ * cf_check_params.  For version 1 it equals cf_total_bytes(). */
+extern uint64_t cf_init_bytes(const cf_params *p);
 
 /* What cuckoo_info reports beyond cf_get_params. */
 typedef struct cf_info
