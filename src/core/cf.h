@@ -189,6 +189,13 @@ extern cf_status cf_rehash_into(const cf_filter *src, cf_filter *dst);
  * on a growing filter the host must re-read cf->buf and cf->len.
  * A split that would make len exceed CF_MAX_BYTES is not done: the insert
  * proceeds in the current table and fails with CF_FULL only if no room.
+ * A growing filter's CF_FULL or CF_TOO_MANY_COPIES leaves its items as they
+ * were, but buckets may have been split before the insert was refused (the
+ * bytes then differ; the filter is valid).  A NULL from the hook at the
+ * first growth step of a call leaves identical bytes (CF_FULL); a NULL at a
+ * later step (more splits needed than reserved, or the bounded splits after
+ * a failed kick walk) stops the growth and the insert goes on in the table
+ * as it is.
  */
 typedef void *(*cf_realloc_fn) (void *buf, size_t new_alloc);
 extern cf_realloc_fn cf_realloc_hook;

@@ -69,6 +69,8 @@ typedef char cf_header_fields_fill_header_[(0 CF_HEADER_FIELDS(CF_FIELD_END_)) =
 /* Format version 2 (growing / rotating filters, docs/FORMAT.md). */
 #define CF_VERSION_2		2
 #define CF_V2_TAIL_BITS		9	/* t of a growing filter */
+#define CF_V2_MIN_TAIL_BITS	2	/* one spare bit at least: with t = 1 every
+								 * split would copy every entry */
 #define CF_V2_MAX_TAIL_BITS	15
 #define CF_V2_MAX_GEN_BITS	8
 #define CF_MAX_KEEP			255	/* cf_rotate's keep: 1 .. CF_MAX_KEEP */
@@ -94,7 +96,7 @@ typedef char cf_header_fields_fill_header_[(0 CF_HEADER_FIELDS(CF_FIELD_END_)) =
 	X(FP_BITS,        6, 1)	/* f: CF_MIN_FP_BITS .. 32, f + t + g <= 32 */ \
 	X(FLAGS,          7, 1)	/* CF_FLAG_VICTIM, CF_FLAG_GROWS */ \
 	X(KIND,           8, 2)	/* cf_kind */ \
-	X(TAIL_BITS,     10, 1)	/* t: 0 (fixed) or 1 .. CF_V2_MAX_TAIL_BITS (grows) */ \
+	X(TAIL_BITS,     10, 1)	/* t: 0 (fixed) or CF_V2_MIN_TAIL_BITS .. CF_V2_MAX_TAIL_BITS (grows) */ \
 	X(GEN_BITS,      11, 1)	/* g: 0 .. CF_V2_MAX_GEN_BITS */ \
 	X(TYPE_TAG,      12, 4)	/* non-zero only for CF_KIND_OTHER */ \
 	X(NUM_BUCKETS,   16, 4)	/* m = c * 2^k + split, split < c * 2^k */ \

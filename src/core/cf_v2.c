@@ -483,7 +483,7 @@ split_forms(const cf_filter *cf, uint32_t e, uint32_t p, uint32_t j, uint32_t *b
  * would be full and need the victim slot twice.
  */
 static bool
-v2_split(cf_filter *cf)
+v2_split(cf_filter *cf, uint32_t *copies)
 {
 	uint64_t	newlen = cf2_total_bytes((uint64_t) cf->m + 1, cf->b, cf->w, cf->g);
 	uint32_t	old[8];
@@ -493,6 +493,7 @@ v2_split(cf_filter *cf)
 				ve = 0;
 	bool		vic;
 
+	*copies = 0;
 	if (!cf->grows || newlen > cf_v2_limit_bytes || (uint64_t) cf->m + 1 > UINT32_MAX)
 		return false;
 	vic = v2_victim(cf, &vb, &ve);
@@ -535,7 +536,10 @@ v2_split(cf_filter *cf)
 			CF_ASSERT(ok);
 		}
 		if (n == 2)
+		{
 			v2_add_entries(cf, 1);
+			(*copies)++;
+		}
 	}
 	if (vic && vb == p)
 	{
@@ -601,9 +605,29 @@ v2_grow(cf_filter *cf, uint64_t extra)
 	if (want > cf->m &&
 		!v2_reserve(cf, cf2_total_bytes(want, cf->b, cf->w, cf->g)))
 		return false;
-	while (v2_over_load(cf, extra))
-		if (!v2_split(cf))
-			break;
+	/*
+	 * At most one doubling per call: entries that know no spare bit are
+	 * copied by every split, so a table of such entries does not get less
+	 * loaded by splitting (then the insert proceeds in the table as it is).
+	 */
+	{
+		/* ... and none that makes no progress: each split adds the room of
+		 * CF_V2_LOAD * b entries and takes one per copy it makes */
+		int64_t		credit = 0;
+		uint64_t	done = 0;
+
+		for (uint64_t budget = (uint64_t) cf->m + 1; budget > 0 && v2_over_load(cf, extra); budget--)
+		{
+			uint32_t	copies;
+
+			if (!v2_split(cf, &copies))
+				break;
+			done++;
+			credit += (int64_t) CF_V2_SPLIT_NUM * cf->b - (int64_t) CF_V2_SPLIT_DEN * copies;
+			if (done >= 8 && credit <= 0)
+				break;
+		}
+	}
 	return true;
 }
 
@@ -621,7 +645,9 @@ v2_relieve(cf_filter *cf)
 
 	while (victim_in_use(cf) && cf->m < limit)
 	{
-		if (!v2_split(cf))
+		uint32_t	copies;
+
+		if (!v2_split(cf, &copies))
 			break;
 		n++;
 		if ((n & (n - 1)) == 0)
@@ -647,9 +673,9 @@ cf2_check_params(const cf_params *p, char *err, size_t errlen)
 	if (p->fp_bits < CF_MIN_FP_BITS || p->fp_bits > CF_MAX_FP_BITS)
 		ERR("fingerprint size %u is outside the range %d to %d bits",
 			p->fp_bits, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
-	if (p->expansion == 2 && (p->tail_bits < 1 || p->tail_bits > CF_V2_MAX_TAIL_BITS))
-		ERR("tail bits %u are outside the range 1 to %d for a growing filter",
-			p->tail_bits, CF_V2_MAX_TAIL_BITS);
+	if (p->expansion == 2 && (p->tail_bits < CF_V2_MIN_TAIL_BITS || p->tail_bits > CF_V2_MAX_TAIL_BITS))
+		ERR("tail bits %u are outside the range %d to %d for a growing filter",
+			p->tail_bits, CF_V2_MIN_TAIL_BITS, CF_V2_MAX_TAIL_BITS);
 	if (p->expansion == 0 && p->tail_bits != 0)
 		ERR("tail bits %u need expansion 2", p->tail_bits);
 	if (p->gen_bits > CF_V2_MAX_GEN_BITS)
@@ -859,7 +885,7 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 		ERR("a growing filter has bucket size 4, not %u", b);
 	if (f < CF_MIN_FP_BITS || f > CF_MAX_FP_BITS)
 		ERR("fingerprint size %u is outside the range %d to %d bits", f, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
-	if (t > CF_V2_MAX_TAIL_BITS || (t == 0) == grows)
+	if (t > CF_V2_MAX_TAIL_BITS || (grows ? t < CF_V2_MIN_TAIL_BITS : t != 0))
 		ERR("tail bits %u do not fit a %s filter", t, grows ? "growing" : "fixed");
 	if (g > CF_V2_MAX_GEN_BITS)
 		ERR("generation bits %u exceed %d", g, CF_V2_MAX_GEN_BITS);
@@ -1240,6 +1266,7 @@ cf2_remove(cf_filter *cf, uint64_t h)
 				best_j = -1;
 	uint32_t	bestL = 0,
 				bestage = 0,
+				oldest,
 				gen;
 	bool		vic,
 				best_victim = false;
@@ -1294,6 +1321,23 @@ cf2_remove(cf_filter *cf, uint64_t h)
 	}
 	if (best_b < 0 && !best_victim)
 		return false;
+	/*
+	 * The item removed is the value's oldest add: after the raise below, the
+	 * matching entries left carry the generations of its younger adds.
+	 */
+	oldest = bestage;
+	for (int side = 0; side < 2; side++)
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	e = rd_slot(cf, bi[side], j);
+
+			if (e != 0 && slot_match(cf, e, v.fp, ahi[side]) && slot_age(cf, e) > oldest)
+				oldest = slot_age(cf, e);
+		}
+	if (vic && slot_age(cf, ve) > oldest &&
+		((vb == bi[0] && slot_match(cf, ve, v.fp, ahi[0])) ||
+		 (vb == bi[1] && slot_match(cf, ve, v.fp, ahi[1]))))
+		oldest = slot_age(cf, ve);
 	if (best_victim)
 	{
 		gen = slot_gen(cf, ve);
@@ -1306,7 +1350,7 @@ cf2_remove(cf_filter *cf, uint64_t h)
 		wr_slot(cf, bi[best_b], (uint32_t) best_j, 0);
 	}
 	v2_add_entries(cf, -1);
-	v2_item_removed(cf, gen);
+	v2_item_removed(cf, (v2_cur_gen(cf) - oldest) & cf->gmask);
 	if (cf->g)
 	{
 		/* raise: matching entries older than the removed one */

@@ -69,9 +69,16 @@ gvalid_at(int line, const gfilt *G, const char *when)
 {
 	char		err[256] = "";
 
+	const char *why = "";
+
 	if (!cf_validate(G->cf.buf, G->cf.len, err, sizeof err))
 	{
 		t_fail_at(__FILE__, line, "cf_validate failed %s: %s", when, err);
+		return false;
+	}
+	if (!ref_v2_valid(G->cf.buf, G->cf.len, &why))
+	{
+		t_fail_at(__FILE__, line, "the reference validator (test/common/cf_ref.h) rejects %s: %s", when, why);
 		return false;
 	}
 	return true;
@@ -611,6 +618,7 @@ test_validate_v2(void)
 		memcpy(m, G.cf.buf, len); \
 		ref_put_field(m, (off), (width), (val)); \
 		cases++; \
+		CHECK(!ref_v2_valid(m, len, NULL), "reference validator accepts a mutation at offset %d", (int) (off)); \
 		if (!cf_validate(m, len, NULL, 0)) rejected++; \
 		else FAIL("mutation at offset %d to %llu accepted", (int) (off), (unsigned long long) (val)); \
 		CHECK(cf_check_header(m, len, NULL, 0) || !cf_validate(m, len, NULL, 0), "header check weaker"); \
