@@ -105,6 +105,12 @@ typedef struct cf_filter
 	uint32_t	gmask;			/* v2: 2^g - 1 */
 	uint32_t	hdr;			/* header bytes (v2: 64 + 8 * 2^g if g > 0) */
 	bool		grows;			/* v2: CF_FLAG_GROWS */
+	/* v2 probe constants (b = 4, w <= 30), 128 bits as low and high words:
+	 * bit 0 of each slot, the low f-1 fingerprint bits, bit f-1, 4w bits */
+	uint64_t	p2_ones[2],
+				p2_low[2],
+				p2_high[2],
+				p2_mask[2];
 } cf_filter;
 
 /*

@@ -324,8 +324,6 @@ contains_general(const cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
-	if (cf->version == CF_VERSION_2)
-		return cf2_contains(cf, h);
 	locate(cf, h, &fp, &i1);
 	i2 = alt_bucket(cf, i1, fp);
 	prefetch_bucket(cf, i2);
@@ -363,6 +361,8 @@ cf_contains(const cf_filter *cf, uint64_t h)
 		return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
 			victim_matches(cf, fp, i1, i2);
 	}
+	if (cf->version == CF_VERSION_2)
+		return cf2_contains(cf, h);
 	return contains_general(cf, h);
 }
 

@@ -661,6 +661,10 @@ v2_relieve(cf_filter *cf)
  * Construction, views, parameters
  * ------------------------------------------------------------------------ */
 
+#if defined(__SIZEOF_INT128__)
+static void probe4_setup(cf_filter *cf);
+#endif
+
 bool
 cf2_check_params(const cf_params *p, char *err, size_t errlen)
 {
@@ -771,6 +775,11 @@ cf2_open(cf_filter *cf, const void *buf, size_t len)
 	cf->ss_lo_ones = cf->ss_hi_bits = 0;
 	cf->word_probe = false;
 	cf->ss_word_probe = false;
+	memset(cf->p2_ones, 0, sizeof cf->p2_ones);
+#if defined(__SIZEOF_INT128__)
+	if (cf->f >= CF_MIN_FP_BITS && cf->f <= 32)
+		probe4_setup(cf);
+#endif
 }
 
 void
@@ -1172,6 +1181,130 @@ victim_matches2(const cf_filter *cf, const v2_hash *v, uint32_t i1, uint32_t r1,
 		(vb == i2 && slot_match(cf, ve, v->fp, v->a2 >> r2));
 }
 
+#if defined(__SIZEOF_INT128__)
+typedef unsigned __int128 cf_u128;
+
+/*
+ * The common shape (b = 4, slots of at most 30 bits: a bucket and its bit
+ * offset fit 128 bits).  Both buckets are read with two 64-bit loads each
+ * and their four fingerprint fields tested at once with the exact zero-field
+ * test ~(((x & L) + L) | x) & H (L: the low f-1 bits of each field, H: bit
+ * f-1); only a fingerprint that matches has its tail compared, so a negative
+ * lookup (the common case of a prefilter) costs about what a version-1
+ * lookup costs.
+ */
+typedef struct probe4
+{
+	cf_u128		fpx,			/* fp in every fingerprint field */
+				lo,
+				hi,
+				mask;			/* the 4w bits of a bucket */
+	uint32_t	w,
+				f,
+				tmask,
+				smask,
+				fp;
+} probe4;
+
+static CF_ALWAYS_INLINE cf_u128
+u128_of(const uint64_t *x)
+{
+	return ((cf_u128) x[1] << 64) | x[0];
+}
+
+static inline void
+u128_put(uint64_t *x, cf_u128 v)
+{
+	x[0] = (uint64_t) v;
+	x[1] = (uint64_t) (v >> 64);
+}
+
+static void
+probe4_setup(cf_filter *cf)
+{
+	cf_u128		ones = 0;
+
+	if (cf->b != 4 || cf->w > 30)
+		return;
+	for (uint32_t j = 0; j < 4; j++)
+		ones |= (cf_u128) 1 << (j * cf->w);
+	u128_put(cf->p2_ones, ones);
+	u128_put(cf->p2_low, ones * ((UINT64_C(1) << (cf->f - 1)) - 1));
+	u128_put(cf->p2_high, ones << (cf->f - 1));
+	u128_put(cf->p2_mask, (((cf_u128) 1) << (4 * cf->w)) - 1);
+	cf->lo_ones = cf->p2_ones[0];
+	cf->bucket_mask = cf->p2_mask[0];
+}
+
+static CF_ALWAYS_INLINE void
+probe4_init(probe4 *P, const cf_filter *cf, uint32_t fp)
+{
+	P->w = cf->w;
+	P->f = cf->f;
+	P->tmask = cf->tmask;
+	P->smask = cf->slot_mask;
+	P->fp = fp;
+	P->fpx = u128_of(cf->p2_ones) * fp;
+	P->lo = u128_of(cf->p2_low);
+	P->hi = u128_of(cf->p2_high);
+	P->mask = u128_of(cf->p2_mask);
+}
+
+static CF_ALWAYS_INLINE cf_u128
+bucket128(const uint8_t *data, uint64_t pos)
+{
+	const uint8_t *p = data + (pos >> 3);
+
+	return (((cf_u128) load_le64(p + 8) << 64) | load_le64(p)) >> (pos & 7);
+}
+
+/* Slots of the bucket whose fingerprint is fp, as bits f-1 of their fields. */
+static CF_ALWAYS_INLINE cf_u128
+probe4_fp(const probe4 *P, cf_u128 v)
+{
+	cf_u128		x = (v & P->mask) ^ P->fpx;
+
+	return ~(((x & P->lo) + P->lo) | x) & P->hi;
+}
+
+/* The same for a bucket of at most 64 bits (w <= 16): with its bit offset it
+ * fits one 64-bit load (4w <= 57, or 4w = 60 at offsets 0 and 4, or 64 at 0). */
+static CF_NOINLINE bool
+probe4_tails64(uint64_t v, uint64_t z, uint32_t ahi, uint32_t w, uint32_t f, uint32_t tmask)
+{
+	for (uint32_t j = 0; j < 4; j++)
+	{
+		uint32_t	tail;
+
+		if (!((z >> (j * w + f - 1)) & 1))
+			continue;
+		tail = (uint32_t) (v >> (j * w + f)) & tmask;
+		if (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether one of the slots marked in z also matches on its tail. */
+static CF_NOINLINE bool
+probe4_tails(const probe4 *P, cf_u128 v, cf_u128 z, uint32_t ahi)
+{
+	for (uint32_t j = 0; j < 4; j++)
+	{
+		uint32_t	e,
+					tail;
+
+		if (!((z >> (j * P->w + P->f - 1)) & 1))
+			continue;
+		e = (uint32_t) (v >> (j * P->w)) & P->smask;
+		tail = (e >> P->f) & P->tmask;
+		if (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0)
+			return true;
+	}
+	return false;
+}
+#endif
+
 static CF_ALWAYS_INLINE bool
 contains2_at(const cf_filter *cf, const v2_hash *v)
 {
@@ -1181,6 +1314,46 @@ contains2_at(const cf_filter *cf, const v2_hash *v)
 				i2 = locate2(cf, v->q2, v->a2, &r2);
 	uint32_t	hit;
 
+	if (cf->b == 4 && cf->w <= 16)
+	{
+		const uint8_t *d = cf->data;
+		uint64_t	p1 = (uint64_t) i1 * cf->bucket_bits,
+					p2 = (uint64_t) i2 * cf->bucket_bits;
+		uint64_t	fpx = v->fp * cf->lo_ones,
+					low = cf->p2_low[0],
+					high = cf->p2_high[0];
+		uint64_t	w1 = (load_le64(d + (p1 >> 3)) >> (p1 & 7)) & cf->bucket_mask,
+					w2 = (load_le64(d + (p2 >> 3)) >> (p2 & 7)) & cf->bucket_mask;
+		uint64_t	x1 = w1 ^ fpx,
+					x2 = w2 ^ fpx;
+		uint64_t	z1 = ~(((x1 & low) + low) | x1) & high,
+					z2 = ~(((x2 & low) + low) | x2) & high;
+
+		if ((z1 | z2) != 0 &&
+			((z1 && probe4_tails64(w1, z1, v->a >> r1, cf->w, cf->f, cf->tmask)) ||
+			 (z2 && probe4_tails64(w2, z2, v->a2 >> r2, cf->w, cf->f, cf->tmask))))
+			return true;
+		return victim_in_use(cf) && victim_matches2(cf, v, i1, r1, i2, r2);
+	}
+#if defined(__SIZEOF_INT128__)
+	if (cf->b == 4 && cf->w <= 30)
+	{
+		probe4		P;
+		cf_u128		b1 = bucket128(cf->data, (uint64_t) i1 * cf->bucket_bits),
+					b2 = bucket128(cf->data, (uint64_t) i2 * cf->bucket_bits),
+					z1,
+					z2;
+
+		probe4_init(&P, cf, v->fp);
+		z1 = probe4_fp(&P, b1);
+		z2 = probe4_fp(&P, b2);
+		if ((z1 | z2) != 0 &&
+			((z1 && probe4_tails(&P, b1, z1, v->a >> r1)) ||
+			 (z2 && probe4_tails(&P, b2, z2, v->a2 >> r2))))
+			return true;
+		return victim_in_use(cf) && victim_matches2(cf, v, i1, r1, i2, r2);
+	}
+#endif
 	if (cf->b == 4)
 		hit = bucket_matches(cf, i1, v->fp, v->a >> r1, 4) |
 			bucket_matches(cf, i2, v->fp, v->a2 >> r2, 4);
