@@ -126,7 +126,6 @@ typedef enum FilterGrowMode
 								 * one is left to its owner */
 } FilterGrowMode;
 extern void *filter_alloc(MemoryContext cxt, Size size);
-extern size_t filter_params_bytes(const cf_params *p);
 extern CuckooFilter *filter_new(const cf_params *p);
 extern void filter_grow_begin(cf_filter *cf, FilterGrowMode mode);
 extern CuckooFilter *filter_grow_end(cf_filter *cf);

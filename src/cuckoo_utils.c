@@ -135,34 +135,11 @@ filter_alloc(MemoryContext cxt, Size size)
 	return p;
 }
 
-/*
- * The length of a new filter with parameters p.  Version 1 (all the
- * version-2 fields zero): cf_total_bytes.  Version 2 (docs/FORMAT.md): a
- * 64-byte header, 8 bytes per generation slot when there are generation
- * bits, m buckets of 4 slots of f + t + g bits padded to 64 bits, and 8
- * bytes of slack.  filter_new checks the result against the core's header
- * check, so a disagreement is an error, not a wrong value.
- */
-size_t
-filter_params_bytes(const cf_params *p)
-{
-	uint64		w,
-				bits;
-
-	if (p->expansion == 0 && p->tail_bits == 0 && p->gen_bits == 0)
-		return (size_t) cf_total_bytes(p->num_buckets, p->bucket_size,
-									   p->fp_bits, p->semisort);
-	w = (uint64) p->fp_bits + p->tail_bits + p->gen_bits;
-	bits = (uint64) p->num_buckets * p->bucket_size * w;
-	return (size_t) (64 + (p->gen_bits ? (UINT64CONST(8) << p->gen_bits) : 0) +
-					 (bits + 63) / 64 * 8 + 8);
-}
-
 /* Allocates and initialises an empty filter with the given parameters. */
 CuckooFilter *
 filter_new(const cf_params *p)
 {
-	size_t		len = filter_params_bytes(p);
+	size_t		len = (size_t) cf_init_bytes(p);	/* version 1 or 2 */
 	CuckooFilter *v = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
 	char		err[256];
 
