@@ -71,7 +71,7 @@ FROM customers_seen, cuckoo_info(f) i;
 -- The smallest capacities grow too.
 SELECT c AS capacity, (cuckoo_info(f)).items, (SELECT count(*) FROM generate_series(1, 1000) k WHERE f @> k) AS found
 FROM unnest(ARRAY[1, 2, 5, 10]) c,
-     LATERAL (SELECT cuckoo_add_array(cuckoo_create(c, expansion => 2), ARRAY(SELECT generate_series(1, 1000))) AS f) x
+     LATERAL (SELECT cuckoo_add_array(cuckoo_create(c, expansion => 2), ARRAY(SELECT generate_series(1, 1000))) AS f OFFSET 0) x
 ORDER BY c;
 
 -- Grown 200x through the array form: no error, no false negative, and the
@@ -109,7 +109,7 @@ FROM v2;
 -- remove: one copy at a time; every other value still found
 SELECT (cuckoo_info(r)).items AS items,
        (SELECT count(*) FROM generate_series(1, 20000, 2) k WHERE r @> k) AS odd_found
-FROM (SELECT cuckoo_remove_array(f, ARRAY(SELECT generate_series(2, 20000, 2))) AS r FROM v2) s;
+FROM (SELECT cuckoo_remove_array(f, ARRAY(SELECT generate_series(2, 20000, 2))) AS r FROM v2 OFFSET 0) s;
 SELECT cuckoo_count(cuckoo_remove(cuckoo_add(f, 17), 17), 17) AS back_to_one FROM v2;
 -- NULLs: a NULL value or array leaves the filter as it is; a NULL filter gives NULL
 SELECT cuckoo_add(f, NULL::int) = f AS add_null, cuckoo_remove(f, NULL::int) = f AS remove_null,
@@ -137,18 +137,18 @@ SELECT (SELECT f FROM v2_copy) = (SELECT f FROM v2) AS binary_copy_round_trip;
 -- Union: filters created alike, grown apart, union (multiset); every member
 -- of both is found.  Different creation shapes, or a fixed with a growing
 -- filter, cannot be unioned.
-CREATE TABLE parts AS
+CREATE TABLE grow_parts AS
 SELECT cuckoo_add_array(cuckoo_create(200, expansion => 2), ARRAY(SELECT generate_series(1, 10000))) AS a,
        cuckoo_add_array(cuckoo_create(200, expansion => 2), ARRAY(SELECT generate_series(10001, 11000))) AS b;
 SELECT (SELECT count(*) FROM generate_series(1, 11000) k WHERE u @> k) AS found_ab,
        (SELECT count(*) FROM generate_series(1, 11000) k WHERE w @> k) AS found_ba,
        (cuckoo_info(u)).items >= 11000 AS items_ab
-FROM parts, LATERAL (SELECT cuckoo_union(a, b) AS u, cuckoo_union(b, a) AS w) x;
-SELECT cuckoo_union(a, cuckoo_create(300, expansion => 2)) FROM parts;
-SELECT cuckoo_union(a, cuckoo_create(200)) FROM parts;
-SELECT cuckoo_union(a, cuckoo_add(cuckoo_create(200, expansion => 2), 'x'::text)) FROM parts;
+FROM grow_parts, LATERAL (SELECT cuckoo_union(a, b) AS u, cuckoo_union(b, a) AS w OFFSET 0) x;
+SELECT cuckoo_union(a, cuckoo_create(300, expansion => 2)) FROM grow_parts;
+SELECT cuckoo_union(a, cuckoo_create(200)) FROM grow_parts;
+SELECT cuckoo_union(a, cuckoo_add(cuckoo_create(200, expansion => 2), 'x'::text)) FROM grow_parts;
 SELECT (SELECT count(*) FROM generate_series(1, 11000) k WHERE u @> k) AS union_agg_found
-FROM (SELECT cuckoo_union_agg(f) AS u FROM (SELECT a AS f FROM parts UNION ALL SELECT b FROM parts UNION ALL SELECT NULL) s) x;
+FROM (SELECT cuckoo_union_agg(f) AS u FROM (SELECT a AS f FROM grow_parts UNION ALL SELECT b FROM grow_parts UNION ALL SELECT NULL) s OFFSET 0) x;
 
 -- Shrink compacts a version-2 filter: fewer buckets after deletes, the same
 -- answers for every remaining value, never larger.
@@ -158,7 +158,7 @@ SELECT (cuckoo_info(s)).buckets < (cuckoo_info(r)).buckets AS fewer_buckets,
        (SELECT count(*) FROM generate_series(1, 1000) k WHERE s @> k) AS kept_found,
        (SELECT count(*) FROM generate_series(1001, 20000) k WHERE s @> k) = (SELECT count(*) FROM generate_series(1001, 20000) k WHERE r @> k) AS same_answers
 FROM (SELECT r, cuckoo_shrink(r) AS s
-      FROM (SELECT cuckoo_remove_array(f, ARRAY(SELECT generate_series(1001, 20000))) AS r FROM v2) x) y;
+      FROM (SELECT cuckoo_remove_array(f, ARRAY(SELECT generate_series(1001, 20000))) AS r FROM v2 OFFSET 0) x OFFSET 0) y;
 SELECT (cuckoo_info(cuckoo_shrink(f))).bytes <= (cuckoo_info(f)).bytes AS never_larger,
        (SELECT count(*) FROM generate_series(1, 20000) k WHERE cuckoo_shrink(f) @> k) AS found
 FROM v2;
@@ -167,7 +167,7 @@ FROM v2;
 -- capacity; the three-argument form (and expansion 0) still fails with 54000.
 SELECT (cuckoo_info(f)).items, (cuckoo_info(f)).format_version, (cuckoo_info(f)).growth_rounds > 3 AS grew,
        (SELECT count(*) FROM generate_series(1, 5000) k WHERE f @> k) AS found
-FROM (SELECT cuckoo_agg(g, 200, 0.01, 2) AS f FROM generate_series(1, 5000) g) s;
+FROM (SELECT cuckoo_agg(g, 200, 0.01, 2) AS f FROM generate_series(1, 5000) g OFFSET 0) s;
 SELECT cuckoo_agg(g, 200, 0.01) FROM generate_series(1, 5000) g;
 SELECT cuckoo_agg(g, 200, 0.01, 0) FROM generate_series(1, 5000) g;
 SELECT cuckoo_agg(g, 200, 0.01, 0) = cuckoo_agg(g, 200, 0.01) AS fixed_same_bytes FROM generate_series(1, 150) g;
