@@ -56,7 +56,14 @@ for t in 0.01 0.001 -0.01; do
     FROM grown WHERE target = $t" | tr '|' ' ')
   target=${t#-}
   echo "# target $target$([ "${t:0:1}" = - ] && echo ' (cuckoo_agg)'): measured false-positive rate $(awk -v fp="$fp" -v n=$N 'BEGIN { printf "%.5f", fp / n }') ($fp of $N absent keys)"
-  check "target $t: $N items" "$N" "$items"
+  # cuckoo_agg adds each value unless the filter already reports it: a
+  # value that is a false positive when it arrives is not stored again
+  if [ "${t:0:1}" = - ]; then
+    check "target $t: $N items, less the false positives met on the way" 1 \
+      "$(awk -v i="$items" -v n=$N -v t="$target" 'BEGIN { print (i <= n && i >= n * (1 - t)) ? 1 : 0 }')"
+  else
+    check "target $t: $N items" "$N" "$items"
+  fi
   check "target $t: no false negative among the $N values" 0 "$fn"
   check "target $t: measured false-positive rate at or below the target" 1 \
     "$(awk -v fp="$fp" -v n=$N -v t="$target" 'BEGIN { print (fp / n <= t) ? 1 : 0 }')"
