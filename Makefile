@@ -8,8 +8,7 @@ CORE_OBJS = src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
 OBJS = $(CORE_OBJS) src/cuckoo_utils.o src/cuckoo_hash.o src/cuckoo_arg.o \
        src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o \
        src/cuckoo_hashset.o src/cuckoo_hashset_type.o src/cuckoo_planner.o
-DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql \
-       cuckoo--1.1--1.2.sql cuckoo--1.2.sql
+DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql cuckoo--1.1--1.2.sql cuckoo--1.2.sql
 PGFILEDESC = "cuckoo - cuckoo filter type"
 
 # setup first, then the rest in name order
