@@ -6,13 +6,15 @@
  *     factor reached for f = 4..16 and b = 2, 4, 8, and ns per operation.
  *
  *     usage: core_bench [log2_buckets_table3 (default 20)] [log2_buckets_load (default 16)]
- *                       [log2_buckets_large (default 24)]
+ *                       [log2_buckets_large (default 24)] [log2_buckets_growth_large (default 22)]
+ *     BENCH_ONLY=growth: only the growth table (format version 2).
  */
 #define _GNU_SOURCE
 #include "cf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <sys/mman.h>
 
@@ -305,6 +307,145 @@ load_table(int lg)
 	}
 }
 
+/* A copy of a filter's bytes in a fresh buffer with the same page treatment
+ * as filter_new (huge pages advised from 4 MB). */
+static void
+rehouse(Filter *f, const cf_filter *src)
+{
+	size_t		align = (size_t) 2 << 20;
+
+	f->len = src->len;
+	f->buf = aligned_alloc(align, (f->len + align - 1) & ~(align - 1));
+#ifdef MADV_HUGEPAGE
+	if (huge_pages && f->len >= ((size_t) 4 << 20))
+		(void) madvise(f->buf, (f->len + align - 1) & ~(align - 1), MADV_HUGEPAGE);
+#endif
+	memcpy(f->buf, src->buf, f->len);
+	cf_open(&f->cf, f->buf, f->len);
+}
+
+/* Minimum of 3 timings of n lookups. */
+static double
+best_lookups(Filter *f, const uint64_t *q, size_t n, uint64_t *hits)
+{
+	double		best = 1e30;
+
+	for (int r = 0; r < 3; r++)
+	{
+		double		t = time_lookups(f, q, n, false, hits);
+
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * Format version 2 (issue 11): a growing filter created for n / G items and
+ * filled with n, against a version-1 filter created for n (right-sized: the
+ * capacity rule of cuckoo_create), both holding the same n items, for growth
+ * factors G = 1, 10, 100, 1000, targets 0.01 and 0.001, at a cache-resident
+ * size (2^lg_small buckets of the right-sized filter) and a large one.
+ * Measured fpr (1M absent hashes), bits per item (value bytes * 8 / n),
+ * negative and positive lookup ns (minimum of 3 passes of 2M), ratios.
+ */
+static void
+growth_table(int lg_small, int lg_large)
+{
+	const size_t nq = 2000000;
+	const double targets[2] = {0.01, 0.001};
+	const uint64_t factors[4] = {1, 10, 100, 1000};
+
+	printf("\n## Growing filters (format version 2) against right-sized version-1 filters\n\n");
+	printf("n = 0.94 * 4 * 2^lg items (the right-sized filter's load); the growing filter is created for n / G and filled with the same n items.\n\n");
+	printf("| target | right-sized buckets | n | G | v2 buckets | fpr v2 | fpr v1 | bits/item v2 | v1 | ratio | neg. lookup ns v2 | v1 | ratio | pos. lookup ns v2 | v1 | ratio | false neg |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (int ti = 0; ti < 2; ti++)
+	{
+		for (int big = 0; big <= 1; big++)
+		{
+			int			lg = big ? lg_large : lg_small;
+			size_t		n = (size_t) (0.94 * 4.0 * (double) ((uint64_t) 1 << lg));
+			uint64_t   *ins = keys(n, 4321 + lg);
+			uint64_t   *neg = keys(nq, 13579);
+			uint64_t   *pos = malloc(nq * sizeof(uint64_t));
+			int			fv1 = cf_fp_bits_for_fpr(targets[ti], 4);
+			uint32_t	m1 = cf_buckets_for_capacity(n, 4);
+			Filter		v1;
+			double		fpr1,
+						n1,
+						p1;
+			uint64_t	hits;
+
+			huge_pages = true;
+			for (size_t i = 0; i < nq; i++)
+				pos[i] = ins[(next_key() >> 11) % n];
+			filter_new(&v1, m1, 4, (uint32_t) fv1, false);
+			for (size_t i = 0; i < n; i++)
+				if (cf_insert(&v1.cf, ins[i]) != CF_OK)
+				{
+					printf("right-sized filter refused item %zu\n", i);
+					break;
+				}
+			(void) time_lookups(&v1, neg, 1000000, false, &hits);
+			fpr1 = (double) hits / 1e6;
+			n1 = best_lookups(&v1, neg, nq, &hits);
+			p1 = best_lookups(&v1, pos, nq, &hits);
+			for (int gi = 0; gi < 4; gi++)
+			{
+				cf_params	p;
+				char		err[256];
+				cf_filter	g;
+				size_t		len;
+				uint8_t    *buf;
+				Filter		v2;
+				double		fpr2,
+							n2,
+							p2;
+				uint64_t	fneg = 0;
+
+				if (!cf_params_growing(n / factors[gi] ? n / factors[gi] : 1, targets[ti],
+									   CF_DEFAULT_KICKS, &p, err, sizeof err))
+				{
+					printf("cf_params_growing: %s\n", err);
+					continue;
+				}
+				p.kind = CF_KIND_INTEGER;
+				len = (size_t) cf_init_bytes(&p);
+				buf = malloc(len);
+				cf_init(buf, &p);
+				cf_open(&g, buf, len);
+				for (size_t i = 0; i < n; i++)
+					if (cf_insert(&g, ins[i]) != CF_OK)
+					{
+						printf("growing filter refused item %zu\n", i);
+						break;
+					}
+				rehouse(&v2, &g);
+				free(g.buf);
+				(void) time_lookups(&v2, neg, 1000000, false, &hits);
+				fpr2 = (double) hits / 1e6;
+				n2 = best_lookups(&v2, neg, nq, &hits);
+				p2 = best_lookups(&v2, pos, nq, &hits);
+				fneg += nq - hits;
+				for (size_t i = 0; i < n; i++)
+					fneg += !cf_contains(&v2.cf, ins[i]);
+				printf("| %g | 2^%d | %zu | %llu | %u | %.5f | %.5f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %llu |\n",
+					   targets[ti], lg, n, (unsigned long long) factors[gi], v2.cf.m, fpr2, fpr1,
+					   (double) v2.len * 8.0 / (double) n, (double) v1.len * 8.0 / (double) n,
+					   (double) v2.len / (double) v1.len, n2, n1, n2 / n1, p2, p1, p2 / p1,
+					   (unsigned long long) fneg);
+				fflush(stdout);
+				free(v2.buf);
+			}
+			free(v1.buf);
+			free(ins);
+			free(neg);
+			free(pos);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -312,9 +453,16 @@ main(int argc, char **argv)
 	int			lgl = argc > 2 ? atoi(argv[2]) : 16;
 	int			lgbig = argc > 3 ? atoi(argv[3]) : 24;
 
+	int			lggrow = argc > 4 ? atoi(argv[4]) : 22;
+	const char *only = getenv("BENCH_ONLY");
+
 	printf("# cuckoo core benchmark\n");
-	ops_table(16, lgbig);
-	table3(lg3);
-	load_table(lgl);
+	if (only == NULL || strcmp(only, "growth") != 0)
+	{
+		ops_table(16, lgbig);
+		table3(lg3);
+		load_table(lgl);
+	}
+	growth_table(16, lggrow);
 	return 0;
 }

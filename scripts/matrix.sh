@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The PostgreSQL version matrix beyond the host's 15: each major in a Debian
 # tree of its own (scripts/chroot.sh) where cuckoo is built with warnings as
-# errors and the pg_regress suite and the dump/restore test run against a
-# throwaway cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
+# errors and the pg_regress suite, the dump/restore test and the update-chain
+# test run against a throwaway cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
 # in a private tree; in the 17 tree the Debian package is built, installed
 # and tested too (test/package.sh).  Run as root.
 #
@@ -114,6 +114,14 @@ inside() {
   grep -E '^not ok' "$log/dump_restore.log" | sed 's/^/    dump_restore: /'
   [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/dump_restore.log" | sed 's/^/    /'; }
   echo "# dump_restore: $line"
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  # the update chain (1.0 -> 1.1 -> 1.2 ...): 1.2 rewrites pg_proc rows in
+  # place, which must hold on every version's catalog
+  pg_virtualenv -t -c "-p $port" -v "$m" bash test/cluster/upgrade.sh >"$log/upgrade.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/upgrade.log" | tail -n 1)
+  grep -E '^not ok' "$log/upgrade.log" | sed 's/^/    upgrade: /'
+  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/upgrade.log" | sed 's/^/    /'; }
+  echo "# upgrade: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
   # Citus's aggregate calling convention (test-only module, private tree)
   PG_MAJOR=$m PGV_PORT=$((port + 1000)) bash test/cluster/citus_emulation.sh >"$log/citus_emulation.log" 2>&1

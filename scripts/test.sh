@@ -118,6 +118,9 @@ in_cluster upgrade_selftest '^not ok' upgrade_selftest.sh
 # Mutated values through binary COPY (cuckoo_recv), cuckoo_union_agg's
 # combine and cuckoo_agg's deserialise, then pg_dump | psql.
 in_cluster recv_mutations '^# [0-9]+ values' recv_mutations.sh
+# A growing filter filled through SQL from capacity 1,000 to 1,000,000 (1.2):
+# no error, no false negative, measured rate at or below the target (~30 s).
+in_cluster growth_million '^# (target|growth)' growth_million.sh
 
 in_cluster clients '^# (python|js|clients)' clients.sh  # clients/python, clients/js against the server
 

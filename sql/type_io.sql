@@ -61,7 +61,7 @@ SELECT (SELECT substring(b from 1 for 47) FROM good)::cuckoofilter;            -
 SELECT (SELECT substring(b from 1 for octet_length(b) - 1) FROM good)::cuckoofilter;  -- truncated
 SELECT (SELECT b || '\x00'::bytea FROM good)::cuckoofilter;                     -- one byte too many
 SELECT (SELECT set_byte(b, 0, 0) FROM good)::cuckoofilter;                      -- magic
-SELECT (SELECT set_byte(b, 4, 2) FROM good)::cuckoofilter;                      -- version 2
+SELECT (SELECT set_byte(b, 4, 2) FROM good)::cuckoofilter;                      -- version 2 header over a version-1 body
 SELECT (SELECT set_byte(b, 4, 0) FROM good)::cuckoofilter;                      -- version 0
 SELECT (SELECT set_byte(b, 5, 3) FROM good)::cuckoofilter;                      -- bucket size 3
 SELECT (SELECT set_byte(b, 5, 16) FROM good)::cuckoofilter;                     -- bucket size 16

@@ -135,18 +135,34 @@ typedef struct ValueHasher
 } ValueHasher;
 
 /* cuckoo_utils.c */
+typedef enum FilterGrowMode
+{
+	GROW_NONE,					/* the core may not grow the filter */
+	GROW_REPALLOC,				/* enlarge the glue's own buffer in place */
+	GROW_COPY					/* new buffer in CurrentMemoryContext; the old
+								 * one is left to its owner */
+} FilterGrowMode;
 extern void *filter_alloc(MemoryContext cxt, Size size);
 extern CuckooFilter *filter_new(const cf_params *p);
+extern void filter_grow_begin(cf_filter *cf, FilterGrowMode mode);
+extern CuckooFilter *filter_grow_end(cf_filter *cf);
 extern void filter_open(cf_filter *cf, CuckooFilter *v);
 extern void filter_report_status(cf_status st, const cf_filter *cf,
 								 const cf_filter *other);
-extern void filter_union_into(cf_filter *dst, const cf_filter *src);
+extern CuckooFilter *filter_union_into(cf_filter *dst, const cf_filter *src,
+									   FilterGrowMode mode);
+extern double filter_load(const cf_filter *cf, const cf_info *info);
+extern double filter_expected_fpr(const cf_filter *cf, const cf_info *info);
+extern int	filter_growth_rounds(const cf_info *info);
 extern void plan_check_fpr(double fpr);
 extern uint32 plan_fp_bits(double fpr, uint32 bucket_size, double load,
 						   const char *for_what);
 extern void plan_params(int64 capacity, double fpr, int bucket_size,
 						int fingerprint_bits, bool fp_given,
 						int max_kicks, bool semisort, cf_params *p);
+extern void plan_expansion(int expansion, int64 capacity, double fpr,
+						   int bucket_size, bool fp_given, bool semisort,
+						   int max_kicks, cf_params *p);
 
 #define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
 

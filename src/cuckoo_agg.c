@@ -33,6 +33,7 @@
 
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
 #define SER_MAGIC		0x43484153u	/* serialised state: "SAHC" */
@@ -321,6 +322,208 @@ cuckoo_union_trans(PG_FUNCTION_ARGS)
 	state = (CuckooFilter *) PG_GETARG_POINTER(0);
 	filter_open(&cs, state);
 	filter_open(&cv, PG_GETARG_CUCKOO_P(1));
-	filter_union_into(&cs, &cv);
-	PG_RETURN_CUCKOO_P(state);
+
+	/*
+	 * Growing filters may grow the state.  The executor owns it and frees it
+	 * when the transition returns another pointer, so the grown state is a
+	 * new value (GROW_COPY), which the executor then moves into the
+	 * aggregate context.
+	 */
+	PG_RETURN_CUCKOO_P(filter_union_into(&cs, &cv, GROW_COPY));
+}
+
+/*
+ * cuckoo_agg(value, capacity, fpr, expansion) (1.2).  Its state is a filter
+ * that may grow row after row.  A plain varlena state cannot: whenever a
+ * transition returns a new pointer the executor copies the value into the
+ * aggregate context at its exact length and frees the old one, so every
+ * split of a growing filter would copy the whole filter.  The state is
+ * therefore an expanded object (utils/expandeddatum.h) living in a memory
+ * context of its own under the aggregate context: the filter's buffer keeps
+ * the room the core asked for, grows in place (GROW_REPALLOC), and the
+ * executor keeps the object as it is.  Wherever the state leaves the
+ * aggregate (to a parallel leader, to Citus as text, to the final function)
+ * PostgreSQL flattens it into an ordinary cuckoofilter value.
+ */
+typedef struct GrowState
+{
+	ExpandedObjectHeader hdr;
+	CuckooFilter *v;			/* the filter, in hdr.eoh_context */
+	size_t		alloc;			/* bytes usable at v->bytes (>= its length) */
+} GrowState;
+
+static Size
+grow_state_flat_size(ExpandedObjectHeader *eohptr)
+{
+	return VARSIZE(((GrowState *) eohptr)->v);
+}
+
+static void
+grow_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	GrowState  *gs = (GrowState *) eohptr;
+
+	Assert(allocated_size == VARSIZE(gs->v));
+	memcpy(result, gs->v, allocated_size);
+}
+
+static const ExpandedObjectMethods grow_state_methods = {
+	grow_state_flat_size,
+	grow_state_flatten
+};
+
+/* A new state holding a copy of the filter flat, under the aggregate context. */
+static GrowState *
+grow_state_new(MemoryContext aggcxt, CuckooFilter *flat)
+{
+	MemoryContext cxt = AllocSetContextCreate(aggcxt, "cuckoo_agg growing filter",
+											  ALLOCSET_DEFAULT_SIZES);
+	GrowState  *gs = MemoryContextAlloc(cxt, sizeof(GrowState));
+
+	EOH_init_header(&gs->hdr, &grow_state_methods, cxt);
+	gs->v = filter_alloc(cxt, VARSIZE(flat));
+	memcpy(gs->v, flat, VARSIZE(flat));
+	gs->alloc = CUCKOO_BYTES_LEN(flat);
+	return gs;
+}
+
+/*
+ * The state in argument 0 (not NULL).  Ours as the executor keeps it: the
+ * read-write expanded object.  Anything else (a caller that copied the
+ * state flat, as datumCopy does) becomes a new expanded state.
+ */
+static GrowState *
+grow_state_arg(FunctionCallInfo fcinfo, MemoryContext aggcxt)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+
+	if (VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+	{
+		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
+
+		if (eoh->eoh_methods == &grow_state_methods)
+			return (GrowState *) eoh;
+	}
+	return grow_state_new(aggcxt, DatumGetCuckooFilterP(d));
+}
+
+/* Before a change that may grow the state's filter, opened as cf. */
+static void
+grow_state_begin(GrowState *gs, cf_filter *cf)
+{
+	cf->alloc = gs->alloc;
+	filter_grow_begin(cf, GROW_REPALLOC);
+}
+
+/* After the change: the filter's buffer and length as the core left them. */
+static void
+grow_state_close(GrowState *gs, cf_filter *cf)
+{
+	gs->v = filter_grow_end(cf);
+	gs->alloc = cf->alloc;
+}
+
+/*
+ * Transition of cuckoo_agg(value, capacity, fpr, expansion): the first value
+ * creates the filter as cuckoo_create(capacity, fpr, expansion =>
+ * expansion) would; each value is added unless already reported.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_agg_grow_trans);
+Datum
+cuckoo_agg_grow_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	ValueHasher *vh;
+	GrowState  *gs;
+	cf_filter	cf;
+	cf_status	st;
+	uint64		h;
+
+	aggcxt = agg_context(fcinfo, "cuckoo_agg_grow_trans");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	vh = arg_hasher(fcinfo, 1);
+	if (PG_ARGISNULL(0))
+	{
+		cf_params	p;
+		CuckooFilter *flat;
+
+		if (PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("capacity, fpr and expansion of cuckoo_agg must not be NULL")));
+		plan_params(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), HASHSET_BUCKET,
+					0, false, CF_DEFAULT_KICKS, false, &p);
+		plan_expansion(PG_GETARG_INT32(4), PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3),
+					   HASHSET_BUCKET, false, false, CF_DEFAULT_KICKS, &p);
+		p.kind = vh->kind;
+		p.type_tag = vh->type_tag;
+		flat = filter_new(&p);
+		gs = grow_state_new(aggcxt, flat);
+		pfree(flat);
+	}
+	else
+		gs = grow_state_arg(fcinfo, aggcxt);
+
+	h = value_hash(vh, PG_GETARG_DATUM(1));
+	filter_open(&cf, gs->v);
+	filter_check_kind(&cf, vh);
+	grow_state_begin(gs, &cf);
+	st = cf_insert_if_absent(&cf, h);
+	grow_state_close(gs, &cf);
+	filter_report_status(st, &cf, NULL);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&gs->hdr));
+}
+
+/*
+ * Combine function of cuckoo_agg(value, capacity, fpr, expansion): the
+ * second state (a plain filter from a parallel worker or another node) is
+ * unioned into the first; filters of one creation shape union however far
+ * each has grown.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_agg_grow_combine);
+Datum
+cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	GrowState  *gs;
+	CuckooFilter *other;
+	cf_filter	cs,
+				co;
+
+	aggcxt = agg_context(fcinfo, "cuckoo_agg_grow_combine");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	other = PG_GETARG_CUCKOO_P(1);
+	filter_open(&co, other);
+	if (PG_ARGISNULL(0))
+	{
+		gs = grow_state_new(aggcxt, other);
+		PG_RETURN_DATUM(EOHPGetRWDatum(&gs->hdr));
+	}
+	gs = grow_state_arg(fcinfo, aggcxt);
+	filter_open(&cs, gs->v);
+	cs.alloc = gs->alloc;
+	gs->v = filter_union_into(&cs, &co, GROW_REPALLOC);
+	gs->alloc = cs.alloc;
+	PG_RETURN_DATUM(EOHPGetRWDatum(&gs->hdr));
+}
+
+/*
+ * Final function of cuckoo_agg(value, capacity, fpr, expansion): the state
+ * as a plain cuckoofilter value (a flat copy of the expanded state).
+ */
+PG_FUNCTION_INFO_V1(cuckoo_agg_grow_final);
+Datum
+cuckoo_agg_grow_final(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
 }

@@ -137,17 +137,25 @@ arg_probe_view(FunctionCallInfo fcinfo, int argno, ValueHasher *vh)
 		return &cc->view;		/* kept by us, unchanged: the view stands */
 
 	len = CUCKOO_BYTES_LEN(v);
-	if (!(cc->view_value != NULL && cc->view_len == len && len >= CF_HEADER_SIZE &&
-		  memcmp(cc->view_header, v->bytes, CF_HEADER_SIZE) == 0))
+	if (!(cc->view_value != NULL && cc->view_len == len && len >= cc->view_header_len &&
+		  memcmp(cc->view_header, v->bytes, cc->view_header_len) == 0))
 	{
 		cc->view_value = NULL;
 		filter_open(&cc->view, v);
 		cc->view_kind_ok = filter_kind_matches(&cc->view, vh);
-		memcpy(cc->view_header, v->bytes, CF_HEADER_SIZE);
+		/*
+		 * Version 2 keeps more of what the view derives (the base bucket
+		 * count, the generation) in bytes 48-63; its per-generation counts
+		 * beyond them are not used for probing.
+		 */
+		cc->view_header_len = Min(Min(cc->view.data - cc->view.buf, len),
+								  sizeof(cc->view_header));
+		cc->view_data_off = cc->view.data - cc->view.buf;
+		memcpy(cc->view_header, v->bytes, cc->view_header_len);
 		cc->view_len = len;
 	}
 	cc->view.buf = v->bytes;
-	cc->view.data = v->bytes + CF_HEADER_SIZE;
+	cc->view.data = v->bytes + cc->view_data_off;
 	Assert(cc->view.len == CUCKOO_BYTES_LEN(v));
 	if (!cc->view_kind_ok)
 		filter_check_kind(&cc->view, vh);	/* raises the error */

@@ -26,7 +26,10 @@ typedef struct CallSiteCache
 	CuckooFilter *view_value;
 	bool		view_kind_ok;	/* its kind matched the hasher's */
 	size_t		view_len;
-	uint8		view_header[CF_HEADER_SIZE];
+	size_t		view_header_len;	/* header bytes compared: 48 (version 1)
+									 * or 64 (version 2) */
+	size_t		view_data_off;	/* where the buckets start (view.data - view.buf) */
+	uint8		view_header[64];
 	cf_filter	view;
 } CallSiteCache;
 

@@ -26,13 +26,23 @@ cuckoo_create(PG_FUNCTION_ARGS)
 {
 	cf_params	p;
 
+	/*
+	 * expansion (1.2) is the seventh argument; a call stored by 1.0 or 1.1
+	 * (a column default, a view) may still pass six: expansion 0.
+	 */
+	bool		has_expansion = PG_NARGS() > 6;
+
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) ||
-		PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		PG_ARGISNULL(4) || PG_ARGISNULL(5) || (has_expansion && PG_ARGISNULL(6)))
 		PG_RETURN_NULL();
 	plan_params(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
 				PG_GETARG_INT32(2),
 				PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3), !PG_ARGISNULL(3),
 				PG_GETARG_INT32(4), PG_GETARG_BOOL(5), &p);
+	if (has_expansion)
+		plan_expansion(PG_GETARG_INT32(6), PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
+					   PG_GETARG_INT32(2), !PG_ARGISNULL(3), PG_GETARG_BOOL(5),
+					   PG_GETARG_INT32(4), &p);
 	PG_RETURN_CUCKOO_P(filter_new(&p));
 }
 
@@ -54,7 +64,10 @@ elem_add(cf_filter *cf, ValueHasher *vh, Datum value, void *arg)
 
 	if (cf_kind_of(cf) == CF_KIND_ANY)
 		cf_set_kind(cf, vh->kind, vh->type_tag);
+	/* a growing filter may grow: the copy is ours, enlarged in place */
+	filter_grow_begin(cf, GROW_REPALLOC);
 	st = *(AddMode *) arg == ADD_IF_ABSENT ? cf_insert_if_absent(cf, h) : cf_insert(cf, h);
+	(void) filter_grow_end(cf);
 	filter_report_status(st, cf, NULL);
 }
 
@@ -105,6 +118,10 @@ modify_copy(FunctionCallInfo fcinfo, bool array, element_fn fn, void *arg)
 	}
 	else
 		fn(&cf, vh, PG_GETARG_DATUM(1), arg);
+	/* the filter may have grown and moved: cf.buf and cf.len are current */
+	v = (CuckooFilter *) (cf.buf - VARHDRSZ);
+	SET_VARSIZE(v, VARHDRSZ + cf.len);
+	AssertCheckFilter(&cf, "modify_copy");
 	PG_RETURN_CUCKOO_P(v);
 }
 
@@ -260,14 +277,16 @@ cuckoo_union(PG_FUNCTION_ARGS)
 
 	filter_open(&ca, a);
 	filter_open(&cb, b);
-	filter_union_into(&ca, &cb);
-	PG_RETURN_CUCKOO_P(a);
+	/* a is our copy: a growing union enlarges it in place */
+	PG_RETURN_CUCKOO_P(filter_union_into(&ca, &cb, GROW_REPALLOC));
 }
 
 /*
  * cuckoo_shrink(f): f rebuilt into the smallest table (halving the bucket
  * count) that holds its items at the target load.  Unchanged when no
- * smaller table would do.
+ * smaller table would do.  A version-2 filter (grown or rotated) is
+ * compacted by the core instead: the smallest table of any bucket count
+ * that holds its entries, same fingerprints and tails, so the same answers.
  */
 PG_FUNCTION_INFO_V1(cuckoo_shrink);
 Datum
@@ -278,6 +297,29 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 	uint32		m;
 
 	filter_open(&cf, v);
+	if (cf_version(&cf) >= CF_VERSION_2)
+	{
+		size_t		len = cf_compact_bytes(&cf);
+
+		if (len > 0 && len < cf.len)
+		{
+			CuckooFilter *out = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
+
+			SET_VARSIZE(out, VARHDRSZ + len);
+			if (cf_compact_into(&cf, out->bytes, len) == CF_OK)
+			{
+#ifdef USE_ASSERT_CHECKING
+				cf_filter	co;
+
+				cf_open(&co, out->bytes, len);
+				AssertCheckFilter(&co, "cuckoo_shrink");
+#endif
+				PG_RETURN_CUCKOO_P(out);
+			}
+			pfree(out);
+		}
+		PG_RETURN_CUCKOO_P(PG_GETARG_CUCKOO_P_COPY(0));
+	}
 	for (m = cf_shrink_target(&cf); m < cf.m; m *= 2)
 	{
 		cf_params	p;
@@ -286,6 +328,7 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 		uint64		rated;
 
 		CHECK_FOR_INTERRUPTS();
+		memset(&p, 0, sizeof(p));	/* a version-1 filter: no version-2 fields */
 		cf_get_params(&cf, &p);
 		p.num_buckets = m;
 		rated = (uint64) ((double) m * cf.b * cf_target_load(cf.b));
@@ -297,6 +340,65 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 		pfree(out);
 	}
 	PG_RETURN_CUCKOO_P(PG_GETARG_CUCKOO_P_COPY(0));
+}
+
+/*
+ * cuckoo_rotate(f, keep): f with a new generation started and the
+ * generations older than the last keep dropped (cf_rotate).  Any filter; the
+ * result is format version 2.  f itself is not changed.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_rotate);
+Datum
+cuckoo_rotate(PG_FUNCTION_ARGS)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	int32		keep = PG_GETARG_INT32(1);
+	cf_filter	cf;
+	size_t		len;
+	CuckooFilter *out;
+
+	if (keep < 1 || keep > CF_MAX_KEEP)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("keep must be between 1 and %d, not %d", CF_MAX_KEEP, keep)));
+	filter_open(&cf, v);
+	len = cf_rotate_bytes(&cf, (uint32) keep);
+	if (len == 0)
+	{
+		/* the generation tag must fit in the entry's 32 bits, or the value in the size limit */
+		cf_info		info;
+		uint32		g = 0;
+
+		cf_get_info(&cf, &info);
+		while ((1u << g) <= (uint32) keep)
+			g++;
+		g = Max(g, info.gen_bits);
+		if (cf.f + info.tail_bits + g > 32)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cannot rotate a filter of %u-bit fingerprints%s with keep %d",
+							cf.f, info.tail_bits ? psprintf(" and %u tail bits", info.tail_bits) : "", keep),
+					 errdetail("Keeping %d generations takes %u tag bits per entry, and an entry holds at most 32 bits.",
+							   keep, g),
+					 errhint("Use a smaller keep, or a filter with shorter fingerprints (a larger fpr).")));
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the rotated filter would be larger than %zu bytes",
+						(size_t) CF_MAX_BYTES),
+				 errdetail("Rotation adds generation tags to every entry.")));
+	}
+	out = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
+	SET_VARSIZE(out, VARHDRSZ + len);
+	cf_rotate(&cf, (uint32) keep, out->bytes);
+#ifdef USE_ASSERT_CHECKING
+	{
+		cf_filter	co;
+
+		cf_open(&co, out->bytes, len);
+		AssertCheckFilter(&co, "cuckoo_rotate");
+	}
+#endif
+	PG_RETURN_CUCKOO_P(out);
 }
 
 /* cuckoo_hash(value): the 64-bit hash a filter uses for value. */

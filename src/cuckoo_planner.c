@@ -26,6 +26,7 @@ contains_selectivity(PlannerInfo *root, Node *filter_arg, Node *value_arg, int v
 	Node	   *fexpr = estimate_expression_value(root, filter_arg);
 	CuckooFilter *v;
 	cf_filter	cf;
+	cf_info		info;
 	VariableStatData vardata;
 	double		nd;
 	bool		isdefault;
@@ -39,7 +40,8 @@ contains_selectivity(PlannerInfo *root, Node *filter_arg, Node *value_arg, int v
 	v = DatumGetCuckooFilterP(((Const *) fexpr)->constvalue);
 	filter_open(&cf, v);
 	items = (double) cf_items(&cf);
-	fpr = cf_expected_fpr(cf.b, cf.f, items / ((double) cf.m * cf.b));
+	cf_get_info(&cf, &info);
+	fpr = filter_expected_fpr(&cf, &info);	/* versions 1 and 2 */
 
 	examine_variable(root, value_arg, varRelid, &vardata);
 	nd = get_variable_numdistinct(&vardata, &isdefault);

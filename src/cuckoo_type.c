@@ -9,8 +9,10 @@
 #include "cuckoo.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 /* Validates untrusted bytes and wraps them as a new filter value. */
@@ -201,16 +203,24 @@ cuckoo_hash_filter_extended(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) (cf_hash_bytes(v->bytes, CUCKOO_BYTES_LEN(v)) ^ cf_hash_u64(seed)));
 }
 
-/* cuckoo_info(f): the shape and fill of a filter, as one record. */
+/*
+ * cuckoo_info(f): the shape and fill of a filter, as one record; from 1.2
+ * also its format version, growth and generations.  Called through a
+ * pg_proc row of 1.0 or 1.1 (13 columns) until the update rewrites it, the
+ * function fills only the columns its row type has.
+ */
+#define INFO_COLUMNS	24
+
 PG_FUNCTION_INFO_V1(cuckoo_info);
 Datum
 cuckoo_info(PG_FUNCTION_ARGS)
 {
 	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
 	cf_filter	cf;
+	cf_info    *info = palloc(sizeof(cf_info));
 	TupleDesc	tupdesc;
-	Datum		values[13];
-	bool		nulls[13] = {0};
+	Datum		values[INFO_COLUMNS];
+	bool		nulls[INFO_COLUMNS] = {0};
 	uint64		items;
 	double		load;
 	size_t		bytes = VARSIZE(v);
@@ -218,11 +228,14 @@ cuckoo_info(PG_FUNCTION_ARGS)
 	filter_open(&cf, v);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != 13 && tupdesc->natts != INFO_COLUMNS)
+		elog(ERROR, "cuckoo_info: unexpected row type of %d columns", tupdesc->natts);
 	tupdesc = BlessTupleDesc(tupdesc);
 
+	cf_get_info(&cf, info);
 	items = cf_items(&cf);
-	/* the load of the table; an item in the victim slot is not in it */
-	load = (double) (items - (cf_victim_used(&cf) ? 1 : 0)) / ((double) cf.m * cf.b);
+	/* the load of the table; an entry in the victim slot is not in it */
+	load = filter_load(&cf, info);
 	values[0] = Int64GetDatum(cf.m);
 	values[1] = Int32GetDatum((int32) cf.b);
 	values[2] = Int32GetDatum((int32) cf.f);
@@ -235,9 +248,37 @@ cuckoo_info(PG_FUNCTION_ARGS)
 		values[8] = Float8GetDatum((double) bytes * 8.0 / (double) items);
 	else
 		nulls[8] = true;
-	values[9] = Float8GetDatum(cf_expected_fpr(cf.b, cf.f, load));
+	values[9] = Float8GetDatum(filter_expected_fpr(&cf, info));
 	values[10] = CStringGetTextDatum(cf_kind_name(cf_kind_of(&cf)));
 	values[11] = Int32GetDatum((int32) cf.max_kicks);
 	values[12] = BoolGetDatum(cf_victim_used(&cf));
+	/* 1.2 */
+	values[13] = Int32GetDatum((int32) info->version);
+	values[14] = Int32GetDatum((int32) info->expansion);
+	values[15] = Int32GetDatum((int32) info->tail_bits);
+	values[16] = Int64GetDatum((int64) info->initial_buckets);
+	values[17] = Int32GetDatum(filter_growth_rounds(info));
+	values[18] = Int64GetDatum((int64) info->split);
+	values[19] = Int64GetDatum((int64) info->entries);
+	values[20] = Int32GetDatum((int32) info->gen_bits);
+	values[21] = Int32GetDatum((int32) info->cur_gen);
+	values[22] = Int32GetDatum((int32) info->keep);
+	if (info->generations > 0)
+	{
+		Datum	   *gi = palloc(sizeof(Datum) * info->generations);
+
+		for (uint32 i = 0; i < info->generations && i < lengthof(info->gen_items); i++)
+			gi[i] = Int64GetDatum((int64) info->gen_items[i]);
+		values[23] = PointerGetDatum(construct_array(gi, (int) Min(info->generations, lengthof(info->gen_items)),
+													 INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
+	else
+	{
+		/* never rotated: one generation, holding every item */
+		Datum		gi = Int64GetDatum((int64) items);
+
+		values[23] = PointerGetDatum(construct_array(&gi, 1, INT8OID, 8, FLOAT8PASSBYVAL,
+													 TYPALIGN_DOUBLE));
+	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -25,11 +25,22 @@ core_check_interrupts(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/* How the core's growth of the filter being changed is allocated. */
+static struct
+{
+	FilterGrowMode mode;
+	MemoryContext cxt;			/* GROW_COPY: where the new buffer goes */
+	size_t		alloc;			/* bytes usable at the filter's buffer */
+}			grow;
+
+static void *core_realloc(void *buf, size_t new_alloc);
+
 void
 _PG_init(void)
 {
 	cf_interrupt_hook = core_check_interrupts;
 	scan_init();
+	cf_realloc_hook = core_realloc;
 }
 
 /*
@@ -58,6 +69,63 @@ advise_huge_pages(void *p, Size len)
 #endif
 }
 
+/*
+ * cf_realloc_hook: a growing filter needs new_alloc bytes at buf, which is
+ * the bytes of a CuckooFilter varlena (buf - VARHDRSZ is its start).  Only
+ * while a glue function has said how (filter_grow_begin); at any other time
+ * the core is refused (NULL: it reports CF_FULL and changes nothing), so a
+ * forgotten call site fails safe with the "full" error, never corrupts.
+ */
+static void *
+core_realloc(void *buf, size_t new_alloc)
+{
+	char	   *old = (char *) buf - VARHDRSZ;
+	char	   *p;
+
+	if (grow.mode == GROW_NONE || (uint64) new_alloc > CF_MAX_BYTES)
+		return NULL;
+	if (grow.mode == GROW_REPALLOC)
+		p = repalloc_huge(old, VARHDRSZ + new_alloc);
+	else
+	{
+		p = MemoryContextAllocExtended(grow.cxt, VARHDRSZ + new_alloc, MCXT_ALLOC_HUGE);
+		memcpy(p, old, VARHDRSZ + Min(grow.alloc, new_alloc));
+	}
+	advise_huge_pages(p, VARHDRSZ + new_alloc);
+	grow.alloc = new_alloc;
+	return p + VARHDRSZ;
+}
+
+/*
+ * Before a core call that may grow the filter cf opened over the varlena v:
+ * GROW_REPALLOC when the glue owns v (a copy it made, or an expanded
+ * object's buffer), so it is enlarged in place in its memory context;
+ * GROW_COPY when v belongs to someone else who will free it (an aggregate
+ * state the executor replaces when the transition returns a new pointer):
+ * then the grown filter is a new allocation in CurrentMemoryContext.
+ */
+void
+filter_grow_begin(cf_filter *cf, FilterGrowMode mode)
+{
+	grow.mode = mode;
+	grow.cxt = CurrentMemoryContext;
+	grow.alloc = cf->alloc;
+}
+
+/*
+ * After that call: the varlena now holding the filter (it may have moved),
+ * its length word set to the filter's length.  Growth is refused again.
+ */
+CuckooFilter *
+filter_grow_end(cf_filter *cf)
+{
+	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
+
+	grow.mode = GROW_NONE;
+	SET_VARSIZE(v, VARHDRSZ + cf->len);
+	return v;
+}
+
 /* palloc for a filter of size bytes, huge pages advised when it is large. */
 void *
 filter_alloc(MemoryContext cxt, Size size)
@@ -72,13 +140,15 @@ filter_alloc(MemoryContext cxt, Size size)
 CuckooFilter *
 filter_new(const cf_params *p)
 {
-	size_t		len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size,
-									 p->fp_bits, p->semisort);
+	size_t		len = (size_t) cf_init_bytes(p);	/* version 1 or 2 */
 	CuckooFilter *v = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
+	char		err[256];
 
 	Assert(cf_check_params(p, NULL, 0));
 	SET_VARSIZE(v, VARHDRSZ + len);
 	cf_init(v->bytes, p);
+	if (!cf_check_header(v->bytes, len, err, sizeof(err)))
+		elog(ERROR, "new cuckoo filter of %zu bytes does not check: %s", len, err);
 	return v;
 }
 
@@ -98,6 +168,19 @@ filter_open(cf_filter *cf, CuckooFilter *v)
 				 errmsg("corrupted cuckoofilter value: %s", err)));
 	cf_open(cf, v->bytes, CUCKOO_BYTES_LEN(v));
 	AssertCheckFilter(cf, "filter_open");
+}
+
+/* The hint of the "full" error: a fixed filter could have been made to grow. */
+static int
+full_hint(const cf_filter *cf)
+{
+	cf_info		info;
+
+	cf_get_info(cf, &info);
+	if (info.expansion == 0)
+		return errhint("Build a larger filter (cuckoo_agg over the source data, or cuckoo_create with a larger capacity), or one that grows: cuckoo_create(..., expansion => 2) or cuckoo_agg(value, capacity, fpr, 2).");
+	return errhint("A growing filter stops growing at %zu bytes, or when many copies of a few values crowd one pair of buckets; cuckoo_add_if_absent stores each value once.",
+				   (size_t) CF_MAX_BYTES);
 }
 
 /*
@@ -130,7 +213,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 							   ((double) cf->m * cf->b),
 							   cf_victim_used(cf) ? " and the one-entry victim slot" : "",
 							   cf_capacity(cf)),
-					 errhint("Build a larger filter: cuckoo_agg over the source data, or cuckoo_create with a larger capacity.")));
+					 full_hint(cf)));
 			break;
 		case CF_TOO_MANY_COPIES:
 			ereport(ERROR,
@@ -142,6 +225,24 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 			break;
 		case CF_SHAPE_MISMATCH:
 			Assert(other != NULL);
+			if (cf_version(cf) >= CF_VERSION_2 || cf_version(other) >= CF_VERSION_2)
+			{
+				/* version 2: the creation shape counts, not the current size */
+				cf_info		a,
+							o;
+
+				cf_get_info(cf, &a);
+				cf_get_info(other, &o);
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("cannot union cuckoo filters of different shapes"),
+						 errdetail("The first is %s: %u-bit fingerprints, %u tail bits, created with %u buckets for capacity " UINT64_FORMAT "; the second is %s: %u-bit fingerprints, %u tail bits, created with %u buckets for capacity " UINT64_FORMAT ".",
+								   a.expansion ? "growing" : (a.version >= CF_VERSION_2 ? "fixed, rotated" : "fixed"),
+								   cf->f, a.tail_bits, a.initial_buckets, cf_capacity(cf),
+								   o.expansion ? "growing" : (o.version >= CF_VERSION_2 ? "fixed, rotated" : "fixed"),
+								   other->f, o.tail_bits, o.initial_buckets, cf_capacity(other)),
+						 errhint("Filters made by cuckoo_create or cuckoo_agg(value, capacity, fpr [, expansion]) with the same arguments have the same shape, however far they have grown.")));
+			}
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cannot union cuckoo filters of different shapes"),
@@ -160,13 +261,71 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 	}
 }
 
-/* dst := dst union src (the multiset union, cf_union_into), or an error. */
-void
-filter_union_into(cf_filter *dst, const cf_filter *src)
+/*
+ * dst := dst union src (the multiset union, cf_union_into), or an error.  A
+ * growing dst may grow (mode: filter_grow_begin); returns the varlena that
+ * now holds dst.
+ */
+CuckooFilter *
+filter_union_into(cf_filter *dst, const cf_filter *src, FilterGrowMode mode)
 {
+	cf_status	st;
+	CuckooFilter *v;
+
 	AssertCheckFilter(src, "filter_union_into");
-	filter_report_status(cf_union_into(dst, src), dst, src);
+	filter_grow_begin(dst, mode);
+	st = cf_union_into(dst, src);
+	v = filter_grow_end(dst);
+	filter_report_status(st, dst, src);
 	AssertCheckFilter(dst, "filter_union_into");
+	return v;
+}
+
+/*
+ * The load of a filter's table (entries, not counting the victim slot, over
+ * slots) and its expected false-positive rate.  Version 1 and a rotated fixed
+ * filter (no tail bits): cf_expected_fpr of f-bit fingerprints.  A growing
+ * filter's entry also matches on s spare address bits, s = t - 1 for an
+ * entry added since the last doubling and one fewer per doubling since
+ * (docs/DESIGN.md): after G doublings at a constant load about 2^-(j+1) of
+ * the entries are j doublings old, so E[2^-s] is about (G + 2) 2^-t, and
+ * the rate about that times the rate of f-bit fingerprints (an estimate:
+ * entries moved between buckets of different resolution lose spare bits).
+ */
+double
+filter_load(const cf_filter *cf, const cf_info *info)
+{
+	uint64		entries = info->version >= CF_VERSION_2 ? info->entries : cf_items(cf);
+
+	return (double) (entries - (cf_victim_used(cf) ? 1 : 0)) / ((double) cf->m * cf->b);
+}
+
+double
+filter_expected_fpr(const cf_filter *cf, const cf_info *info)
+{
+	double		fpr = cf_expected_fpr(cf->b, cf->f, filter_load(cf, info));
+
+	if (info->tail_bits > 0)
+	{
+		double		rounds = filter_growth_rounds(info);
+
+		fpr = Min(1.0, fpr * (rounds + 2.0) * ldexp(1.0, -(int) info->tail_bits));
+	}
+	return fpr;
+}
+
+/* Table doublings since creation: k now against k at initial_buckets. */
+int
+filter_growth_rounds(const cf_info *info)
+{
+	uint64		init = info->initial_buckets;
+	int			k0 = 0;
+
+	if (info->version < CF_VERSION_2 || info->c == 0)
+		return 0;
+	while (((uint64) info->c << (k0 + 1)) <= init)
+		k0++;
+	return (int) info->k - k0;
 }
 
 /* The largest capacity whose filter stays within CF_MAX_BYTES. */
@@ -278,5 +437,43 @@ plan_params(int64 capacity, double fpr, int bucket_size,
 	p->kind = CF_KIND_ANY;
 	p->type_tag = 0;
 	p->capacity = (uint64) capacity;
+	/* a fixed filter: version 1, byte for byte as 1.0 writes it */
+	p->expansion = 0;
+	p->tail_bits = 0;
+	p->gen_bits = 0;
+}
+
+/*
+ * The parameters of cuckoo_create(..., expansion): 0 keeps the fixed filter
+ * plan_params made; 2 replaces it by a growing one (format version 2, whose
+ * shape the core derives from capacity and fpr).  Anything else, or an
+ * argument a growing filter cannot honour, is an error.
+ */
+void
+plan_expansion(int expansion, int64 capacity, double fpr, int bucket_size,
+			   bool fp_given, bool semisort, int max_kicks, cf_params *p)
+{
+	char		err[256];
+
+	if (expansion != 0 && expansion != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("expansion must be 0 (fixed) or 2 (grows), not %d", expansion)));
+	if (expansion == 0)
+		return;
+	if (bucket_size != 4 || semisort || fp_given)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a filter with expansion 2 has bucket_size 4, no semisort and fingerprints sized from fpr"),
+				 errdetail("It was given%s%s%s.",
+						   bucket_size != 4 ? psprintf(" bucket_size %d", bucket_size) : "",
+						   semisort ? " semisort" : "",
+						   fp_given ? " fingerprint_bits" : "")));
+	memset(p, 0, sizeof(*p));
+	if (!cf_params_growing((uint64) capacity, fpr, (uint32) max_kicks, p, err, sizeof(err)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot create a growing filter for capacity " INT64_FORMAT " at fpr %g: %s",
+						capacity, fpr, err)));
 }
 

@@ -205,7 +205,7 @@ SELECT json_build_object(
   'about', 'filters (text form) of every shape with the answers of cuckoo_contains and cuckoo_count for their members and for other values: probes are [value, contains, count]; type says how to read the values (as in hashes.json); info is cuckoo_info',
   'filters', json_agg(json_build_object(
     'name', name, 'type', type, 'text', f::text,
-    'info', (SELECT to_json(i) FROM cuckoo_info(f) i),
+    'info', (SELECT to_json(i) FROM (SELECT buckets, bucket_size, fingerprint_bits, semisort, items, capacity, load_factor, bytes, bits_per_item, expected_fpr, value_type, max_kicks, is_full FROM cuckoo_info(f)) i),
     'members', members,
     'probes', probes(f, type, members || probes)) ORDER BY ord))
 FROM vf;

@@ -95,6 +95,22 @@ typedef struct cf_filter
 	size_t		alloc;			/* usable bytes at buf (>= len) */
 	/* version 2 (the core fills these; hosts read them only via cf_get_info) */
 	uint32_t	version;
+	uint32_t	split;			/* v2: m = c * 2^k + split */
+	uint32_t	base;			/* v2: c * 2^k */
+	uint32_t	t;				/* v2: tail bits */
+	uint32_t	g;				/* v2: generation bits */
+	uint32_t	w;				/* v2: slot bits f + t + g */
+	uint32_t	slot_mask;		/* v2: 2^w - 1 */
+	uint32_t	tmask;			/* v2: 2^t - 1 */
+	uint32_t	gmask;			/* v2: 2^g - 1 */
+	uint32_t	hdr;			/* header bytes (v2: 64 + 8 * 2^g if g > 0) */
+	bool		grows;			/* v2: CF_FLAG_GROWS */
+	/* v2 probe constants (b = 4, w <= 30), 128 bits as low and high words:
+	 * bit 0 of each slot, the low f-1 fingerprint bits, bit f-1, 4w bits */
+	uint64_t	p2_ones[2],
+				p2_low[2],
+				p2_high[2],
+				p2_mask[2];
 } cf_filter;
 
 /*
@@ -179,6 +195,13 @@ extern cf_status cf_rehash_into(const cf_filter *src, cf_filter *dst);
  * on a growing filter the host must re-read cf->buf and cf->len.
  * A split that would make len exceed CF_MAX_BYTES is not done: the insert
  * proceeds in the current table and fails with CF_FULL only if no room.
+ * A growing filter's CF_FULL or CF_TOO_MANY_COPIES leaves its items as they
+ * were, but buckets may have been split before the insert was refused (the
+ * bytes then differ; the filter is valid).  A NULL from the hook at the
+ * first growth step of a call leaves identical bytes (CF_FULL); a NULL at a
+ * later step (more splits needed than reserved, or the bounded splits after
+ * a failed kick walk) stops the growth and the insert goes on in the table
+ * as it is.
  */
 typedef void *(*cf_realloc_fn) (void *buf, size_t new_alloc);
 extern cf_realloc_fn cf_realloc_hook;
@@ -191,6 +214,10 @@ extern bool cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 
 /* 1 or 2 */
 extern uint32_t cf_version(const cf_filter *cf);
+
+/* The exact length cf_init writes for p (version 1 or 2); p must pass
+ * cf_check_params.  For version 1 it equals cf_total_bytes(). */
+extern uint64_t cf_init_bytes(const cf_params *p);
 
 /* What cuckoo_info reports beyond cf_get_params. */
 typedef struct cf_info

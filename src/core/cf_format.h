@@ -69,10 +69,71 @@ typedef char cf_header_fields_fill_header_[(0 CF_HEADER_FIELDS(CF_FIELD_END_)) =
 /* Format version 2 (growing / rotating filters, docs/FORMAT.md). */
 #define CF_VERSION_2		2
 #define CF_V2_TAIL_BITS		9	/* t of a growing filter */
+#define CF_V2_MIN_TAIL_BITS	2	/* one spare bit at least: with t = 1 every
+								 * split would copy every entry */
+#define CF_V2_MAX_TAIL_BITS	15
 #define CF_V2_MAX_GEN_BITS	8
 #define CF_MAX_KEEP			255	/* cf_rotate's keep: 1 .. CF_MAX_KEEP */
 #define CF_V2_LOAD			0.90	/* a growing filter splits a bucket when
 									 * an insert would pass this load */
+#define CF_V2_SPLIT_NUM		9	/* the same load as an exact fraction:
+								 * split while 10 * (entries + 1) > 9 * b * m */
+#define CF_V2_SPLIT_DEN		10
+#define CF_V2_HEADER_SIZE	64	/* followed by 8 * 2^g bytes of
+								 * per-generation item counts when g > 0 */
+#define CF_V2_ADDR_BITS		32	/* address bits of an item: hi32(h) */
+
+/*
+ * The version-2 header, X(NAME, byte offset, width in bytes), one field per
+ * line (test/common/cf_layout.py parses these lines too).  Offsets 0-47 keep
+ * their version-1 meaning except RESERVED (now TAIL_BITS and GEN_BITS),
+ * VICTIM_FP (now the whole victim slot) and ITEMS (logical items, not slots).
+ */
+#define CF_V2_HEADER_FIELDS(X) \
+	X(MAGIC,          0, 4)	/* CF_MAGIC */ \
+	X(VERSION,        4, 1)	/* CF_VERSION_2 */ \
+	X(BUCKET_SIZE,    5, 1)	/* b: 4 (2 and 8 only when made by rotating a version-1 filter) */ \
+	X(FP_BITS,        6, 1)	/* f: CF_MIN_FP_BITS .. 32, f + t + g <= 32 */ \
+	X(FLAGS,          7, 1)	/* CF_FLAG_VICTIM, CF_FLAG_GROWS */ \
+	X(KIND,           8, 2)	/* cf_kind */ \
+	X(TAIL_BITS,     10, 1)	/* t: 0 (fixed) or CF_V2_MIN_TAIL_BITS .. CF_V2_MAX_TAIL_BITS (grows) */ \
+	X(GEN_BITS,      11, 1)	/* g: 0 .. CF_V2_MAX_GEN_BITS */ \
+	X(TYPE_TAG,      12, 4)	/* non-zero only for CF_KIND_OTHER */ \
+	X(NUM_BUCKETS,   16, 4)	/* m = c * 2^k + split, split < c * 2^k */ \
+	X(MAX_KICKS,     20, 4)	/* 0 .. CF_MAX_KICKS_LIMIT */ \
+	X(ITEMS,         24, 8)	/* logical items of the live generations, <= ENTRIES */ \
+	X(CAPACITY,      32, 8)	/* creation capacity, 1 .. INITIAL_BUCKETS * b */ \
+	X(VICTIM_BUCKET, 40, 4)	/* with CF_FLAG_VICTIM, else zero */ \
+	X(VICTIM_SLOT,   44, 4)	/* the victim's whole slot, with CF_FLAG_VICTIM, else zero */ \
+	X(MANTISSA,      48, 2)	/* c: 1 .. 255, fixed at creation */ \
+	X(CUR_GEN,       50, 1)	/* generation being filled, < 2^g */ \
+	X(KEEP,          51, 1)	/* last keep given to rotate, < 2^g; 0: never rotated */ \
+	X(INITIAL_BUCKETS, 52, 4)	/* m at creation, c * 2^k0 */ \
+	X(ENTRIES,       56, 8)	/* occupied slots, victim included */
+
+#define CF_V2_FIELD_OFFSET_(name, off, width)	CF_V2_OFF_##name = (off),
+#define CF_V2_FIELD_WIDTH_(name, off, width)	CF_V2_WIDTH_##name = (width),
+enum cf_v2_header_offset
+{
+	CF_V2_HEADER_FIELDS(CF_V2_FIELD_OFFSET_)
+	CF_V2_OFF_END_ = CF_V2_HEADER_SIZE
+};
+enum cf_v2_header_width
+{
+	CF_V2_HEADER_FIELDS(CF_V2_FIELD_WIDTH_)
+	CF_V2_WIDTH_END_ = 0
+};
+typedef char cf_v2_header_fields_fill_header_[(0 CF_V2_HEADER_FIELDS(CF_FIELD_END_)) == CF_V2_HEADER_SIZE ? 1 : -1];
+/* the fields both versions share sit at the same offsets */
+#define CF_V2_SAME_(a) ((int) CF_V2_OFF_##a == (int) CF_OFF_##a)
+typedef char cf_v2_shared_offsets_[(CF_V2_SAME_(KIND) && CF_V2_SAME_(TYPE_TAG) && CF_V2_SAME_(ITEMS) &&
+									CF_V2_SAME_(CAPACITY) && CF_V2_SAME_(FLAGS) && CF_V2_SAME_(NUM_BUCKETS) &&
+									CF_V2_SAME_(VICTIM_BUCKET) && CF_V2_SAME_(MAX_KICKS) &&
+									(int) CF_V2_OFF_VICTIM_SLOT == (int) CF_OFF_VICTIM_FP) ? 1 : -1];
+
+/* Version-2 flag bits (bit 0, semi-sorting, must be clear in version 2). */
+#define CF_FLAG_GROWS		0x04	/* expansion 2: splits buckets as it fills */
+#define CF_V2_FLAGS_KNOWN	(CF_FLAG_VICTIM | CF_FLAG_GROWS)
 
 #define CF_MIN_FP_BITS		4
 #define CF_MAX_FP_BITS		32

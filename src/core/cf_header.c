@@ -5,7 +5,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_internal.h"
+#include "cf_v2.h"
 
 cf_interrupt_fn cf_interrupt_hook = NULL;
 
@@ -13,8 +13,14 @@ void
 cf_init(void *buf, const cf_params *p)
 {
 	uint8_t    *h = buf;
-	size_t		len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
+	size_t		len;
 
+	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0)
+	{
+		cf2_init(buf, p);
+		return;
+	}
+	len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
 	memset(h, 0, len);
 	wr32(h + CF_OFF_MAGIC, CF_MAGIC);
 	h[CF_OFF_VERSION] = CF_VERSION;
@@ -34,16 +40,28 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 	const uint8_t *h = buf;
 
 	cf_ss_init();
+	if (len > CF_OFF_VERSION && h[CF_OFF_VERSION] == CF_VERSION_2)
+	{
+		cf2_open(cf, buf, len);
+		return;
+	}
 	cf->buf = (uint8_t *) buf;
 	cf->len = len;
 	cf->alloc = len;
-	cf->version = h[CF_OFF_VERSION];
+	cf->version = CF_VERSION;
+	cf->hdr = CF_HEADER_SIZE;
+	cf->split = 0;
+	cf->t = cf->g = 0;
+	cf->grows = false;
 	cf->data = cf->buf + CF_HEADER_SIZE;
 	cf->m = rd32(h + CF_OFF_NUM_BUCKETS);
 	split_buckets(cf->m, &cf->c, &cf->k);
+	cf->base = cf->m;
 	cf->rmask = (1u << cf->k) - 1;
 	cf->b = h[CF_OFF_BUCKET_SIZE];
 	cf->f = h[CF_OFF_FP_BITS];
+	cf->w = cf->f;
+	cf->slot_mask = cf->tmask = cf->gmask = 0;
 	cf->semisort = (h[CF_OFF_FLAGS] & CF_FLAG_SEMISORT) != 0;
 	cf->fp_range = (uint32_t) ((UINT64_C(1) << cf->f) - 1);
 	cf->fp_mask = cf->fp_range;
@@ -76,6 +94,12 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 void
 cf_get_params(const cf_filter *cf, cf_params *p)
 {
+	if (cf->version == CF_VERSION_2)
+	{
+		cf2_get_params(cf, p);
+		return;
+	}
+	p->expansion = p->tail_bits = p->gen_bits = 0;
 	p->num_buckets = cf->m;
 	p->bucket_size = cf->b;
 	p->fp_bits = cf->f;

@@ -7,6 +7,7 @@
  * No PostgreSQL header (see cf.h).
  */
 #include "cf_table.h"
+#include "cf_v2.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -178,6 +179,8 @@ cf_insert(cf_filter *cf, uint64_t h)
 
 	cf_status	st;
 
+	if (__builtin_expect(cf->version == CF_VERSION_2, 0))
+		return cf2_insert(cf, h);
 	locate(cf, h, &fp, &i1);
 	st = cf_insert_fingerprint(cf, i1, fp, h ^ header_items(cf), true);
 	CF_ASSERT_HEADER(cf);
@@ -196,6 +199,8 @@ cf_insert(cf_filter *cf, uint64_t h)
 size_t
 cf_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st)
 {
+	if (cf->version == CF_VERSION_2)
+		return cf2_insert_many(cf, h, n, st);
 	for (size_t j = 0; j < n; j++)
 	{
 		cf_status	s;
@@ -356,6 +361,8 @@ cf_contains(const cf_filter *cf, uint64_t h)
 		return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
 			victim_matches(cf, fp, i1, i2);
 	}
+	if (cf->version == CF_VERSION_2)
+		return cf2_contains(cf, h);
 	return contains_general(cf, h);
 }
 
@@ -375,6 +382,11 @@ cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 
 	if (!cf->word_probe)
 	{
+		if (cf->version == CF_VERSION_2)
+		{
+			cf2_contains_many(cf, h, n, out);
+			return;
+		}
 		for (size_t j = 0; j < ahead; j++)
 		{
 			locate(cf, h[j], &fps[j], &b1[j]);
@@ -438,6 +450,8 @@ cf_count(const cf_filter *cf, uint64_t h)
 	uint32_t	fp,
 				i1;
 
+	if (cf->version == CF_VERSION_2)
+		return cf2_count(cf, h);
 	locate(cf, h, &fp, &i1);
 	return cf_pair_count(cf, i1, alt_bucket(cf, i1, fp), fp);
 }
@@ -465,6 +479,8 @@ cf_remove(cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
+	if (cf->version == CF_VERSION_2)
+		return cf2_remove(cf, h);
 	locate(cf, h, &fp, &i1);
 	i2 = alt_bucket(cf, i1, fp);
 	if (bucket_take(cf, i1, fp) || (i2 != i1 && bucket_take(cf, i2, fp)))

@@ -7,6 +7,7 @@
  * No PostgreSQL header (see cf.h).
  */
 #include "cf_table.h"
+#include "cf_v2.h"
 
 #include <math.h>
 
@@ -46,6 +47,10 @@ cf_union_into(cf_filter *dst, const cf_filter *src)
 	uint16_t	dk = cf_kind_of(dst),
 				sk = cf_kind_of(src);
 
+	if (dst->version == CF_VERSION_2)
+		return cf2_union_into(dst, src);
+	if (src->version == CF_VERSION_2)
+		return CF_SHAPE_MISMATCH;
 	if (!same_shape(dst, src))
 		return CF_SHAPE_MISMATCH;
 	if (sk != CF_KIND_ANY && dk != CF_KIND_ANY &&
@@ -112,6 +117,8 @@ cf_shrink_target(const cf_filter *cf)
 	uint64_t	items = header_items(cf);
 	double		load = cf_target_load(cf->b);
 
+	if (cf->version == CF_VERSION_2)
+		return cf->m;			/* version 2: cf_compact_* */
 	for (uint32_t k = 0; k < cf->k; k++)
 	{
 		uint64_t	m = (uint64_t) cf->c << k;
@@ -130,6 +137,8 @@ cf_shrink_target(const cf_filter *cf)
 cf_status
 cf_rehash_into(const cf_filter *src, cf_filter *dst)
 {
+	if (src->version == CF_VERSION_2 || dst->version == CF_VERSION_2)
+		return CF_SHAPE_MISMATCH;
 	if (dst->c != src->c || dst->k > src->k || dst->b != src->b ||
 		dst->f != src->f || dst->semisort != src->semisort)
 		return CF_SHAPE_MISMATCH;

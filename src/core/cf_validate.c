@@ -6,7 +6,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_internal.h"
+#include "cf_v2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,8 @@
 bool
 cf_check_params(const cf_params *p, char *err, size_t errlen)
 {
+	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0)
+		return cf2_check_params(p, err, errlen);
 	if (p->bucket_size != 2 && p->bucket_size != 4 && p->bucket_size != 8)
 		ERR("bucket size %u is not 2, 4 or 8", p->bucket_size);
 	if (p->fp_bits < CF_MIN_FP_BITS || p->fp_bits > CF_MAX_FP_BITS)
@@ -63,14 +65,17 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
 		ERR("%zu bytes is shorter than the %d-byte header", len, CF_HEADER_SIZE);
 	if (rd32(h + CF_OFF_MAGIC) != CF_MAGIC)
 		ERR("wrong magic number 0x%08x", rd32(h + CF_OFF_MAGIC));
+	if (h[CF_OFF_VERSION] == CF_VERSION_2)
+		return cf2_check_header(buf, len, err, errlen);
 	if (h[CF_OFF_VERSION] != CF_VERSION)
-		ERR("format version %u is not supported (this build reads version %d)",
-			h[CF_OFF_VERSION], CF_VERSION);
+		ERR("format version %u is not supported (this build reads versions %d and %d)",
+			h[CF_OFF_VERSION], CF_VERSION, CF_VERSION_2);
 	flags = h[CF_OFF_FLAGS];
 	if (flags & ~CF_FLAGS_KNOWN)
 		ERR("unknown flag bits 0x%02x", flags & ~CF_FLAGS_KNOWN);
 	if (rd16(h + CF_OFF_RESERVED) != 0)
 		ERR("reserved header field is not zero");
+	memset(&p, 0, sizeof p);
 	p.bucket_size = h[CF_OFF_BUCKET_SIZE];
 	p.fp_bits = h[CF_OFF_FP_BITS];
 	p.semisort = (flags & CF_FLAG_SEMISORT) != 0;
@@ -119,6 +124,8 @@ cf_validate(const void *buf, size_t len, char *err, size_t errlen)
 
 	if (!cf_check_header(buf, len, err, errlen))
 		return false;
+	if (((const uint8_t *) buf)[CF_OFF_VERSION] == CF_VERSION_2)
+		return cf2_validate(buf, len, err, errlen);
 	cf_open(&cf, buf, len);
 
 	for (uint32_t i = 0; i < cf.m; i++)

@@ -93,7 +93,29 @@ for fam in $families; do
                                              ROW($col, 60000::bigint, 0.01::float8), true) p
                      FROM fam GROUP BY node) s)
     SELECT count(*) FROM fam, f WHERE $col IS NOT NULL AND NOT cuckoo_contains(f.f, $col)")"
+  # cuckoo_agg(value, capacity, fpr, expansion) (1.2): each node's filter
+  # grows past capacity (an expanded-object state); the coordinator unions
+  check "cuckoo_agg($typ, bigint, float8, int) via partial states = local union" t "$(qe "
+    SELECT emul_combine_agg('cuckoo_agg($typ, bigint, float8, int)'::regprocedure, p, NULL::cuckoofilter ORDER BY node)::bytea
+           = (SELECT cuckoo_union_agg(f ORDER BY node)::bytea
+              FROM (SELECT node, cuckoo_agg($col, 500, 0.01, 2) f FROM fam GROUP BY node) l)
+    FROM (SELECT node, emul_partial_agg('cuckoo_agg($typ, bigint, float8, int)'::regprocedure,
+                                        ROW($col, 500::bigint, 0.01::float8, 2), true) p
+          FROM fam GROUP BY node) s")"
+  check "cuckoo_agg($typ, bigint, float8, int) via partial states: no false negative" 0 "$(qe "
+    WITH f AS (SELECT emul_combine_agg('cuckoo_agg($typ, bigint, float8, int)'::regprocedure, p, NULL::cuckoofilter) f
+               FROM (SELECT emul_partial_agg('cuckoo_agg($typ, bigint, float8, int)'::regprocedure,
+                                             ROW($col, 500::bigint, 0.01::float8, 2), true) p
+                     FROM fam GROUP BY node) s)
+    SELECT count(*) FROM fam, f WHERE $col IS NOT NULL AND NOT cuckoo_contains(f.f, $col)")"
 done
+
+# The growing form's partial state is a plain filter of format version 2 once
+# it has travelled as text, and it has grown.
+check "cuckoo_agg(bigint, bigint, float8, int): partial states are grown version-2 filters" "4|2|t" "$(qe "
+  SELECT count(*), min((cuckoo_info(p::cuckoofilter)).format_version), bool_and((cuckoo_info(p::cuckoofilter)).growth_rounds > 0)
+  FROM (SELECT emul_partial_agg('cuckoo_agg(bigint, bigint, float8, int)'::regprocedure,
+                                ROW(i8, 500::bigint, 0.01::float8, 2), true) p FROM fam GROUP BY node) s")"
 
 # cuckoo_union_agg over grouped fixed-shape filters
 check "cuckoo_union_agg via partial states = local" t "$(qe "
@@ -116,17 +138,20 @@ check "partial states are cuckoo_hashset text" 4 "$(qe "
                         FROM fam GROUP BY node) s WHERE cuckoo_hashset_count(h) > 0")"
 
 # Empty input: NULL, as locally
-check "empty input gives NULL for every form, as locally" "t|t|t|t|t" "$(qe "
+check "empty input gives NULL for every form, as locally" "t|t|t|t|t|t" "$(qe "
   SELECT emul_combine_agg('cuckoo_agg(bigint)'::regprocedure, p1, NULL::cuckoofilter) IS NULL,
+         emul_combine_agg('cuckoo_agg(bigint, bigint, float8, int)'::regprocedure, p5, NULL::cuckoofilter) IS NULL,
          emul_combine_agg('cuckoo_agg(bigint, float8)'::regprocedure, p2, NULL::cuckoofilter) IS NULL,
          emul_combine_agg('cuckoo_agg(bigint, bigint, float8)'::regprocedure, p3, NULL::cuckoofilter) IS NULL,
          emul_combine_agg('cuckoo_union_agg(cuckoofilter)'::regprocedure, p4, NULL::cuckoofilter) IS NULL,
          (SELECT cuckoo_agg(i8) IS NULL AND cuckoo_agg(i8, 0.001) IS NULL AND cuckoo_agg(i8, 10, 0.01) IS NULL
+                 AND cuckoo_agg(i8, 10, 0.01, 2) IS NULL
           FROM fam WHERE false)
   FROM (SELECT emul_partial_agg('cuckoo_agg(bigint)'::regprocedure, i8, true) p1,
                emul_partial_agg('cuckoo_agg(bigint, float8)'::regprocedure, ROW(i8, 0.01::float8), true) p2,
                emul_partial_agg('cuckoo_agg(bigint, bigint, float8)'::regprocedure, ROW(i8, 10::bigint, 0.01::float8), true) p3,
-               emul_partial_agg('cuckoo_union_agg(cuckoofilter)'::regprocedure, cuckoo_create(10), true) p4
+               emul_partial_agg('cuckoo_union_agg(cuckoofilter)'::regprocedure, cuckoo_create(10), true) p4,
+               emul_partial_agg('cuckoo_agg(bigint, bigint, float8, int)'::regprocedure, ROW(i8, 10::bigint, 0.01::float8, 2), true) p5
         FROM fam WHERE false GROUP BY node) s")"
 check "no partial states at all (no rows anywhere) gives NULL" t "$(qe "
   SELECT emul_combine_agg('cuckoo_agg(bigint)'::regprocedure, NULL::text, NULL::cuckoofilter) IS NULL FROM fam WHERE false")"

@@ -184,12 +184,41 @@ class Mutator:
         n = self.r.choice([0, 1, 4, 5, 47, 48, 49, 56, 64, self.r.randrange(400)])
         out = self.r.randbytes(n)
         if self.r.random() < 0.5:
-            out = (b"CKOO\x01" + out[5:])[:max(n, 5)]
+            out = (b"CKOO" + self.r.choice([b"\x01", b"\x02"]) + out[5:])[:max(n, 5)]
         return out
 
     def splice(self, b):
         other = self.r.choice(self.seeds)
         return b[:HEADER] + other[HEADER:] if self.r.random() < 0.5 else other[:HEADER] + b[HEADER:]
+
+    def v2_header(self, b):
+        """Format version 2 (1.2): its header goes on past the 48 bytes of
+        version 1 (base bucket count, generation, keep, entries, then one
+        8-byte count per generation slot; docs/FORMAT.md).  A field-sized
+        boundary value, or a random byte, anywhere in that stretch."""
+        if len(b) <= 64 or b[4] != 2:
+            return self.version_swap(b)
+        end = min(len(b), 64 + 8 * 256)
+        width = self.r.choice([1, 2, 4, 8])
+        off = self.r.randrange(48, max(49, end - width))
+        b = bytearray(b)
+        if off + width > len(b):
+            return bytes(b)
+        if self.r.random() < 0.3:
+            b[off] = self.r.randrange(256)
+        else:
+            actual = int.from_bytes(b[off:off + width], "little")
+            value = interesting(self.r, 8 * width, actual)
+            b[off:off + width] = value.to_bytes(width, "little")
+        return bytes(b)
+
+    def version_swap(self, b):
+        """A version-1 value that says it is version 2, or the reverse."""
+        if len(b) <= 4:
+            return b
+        b = bytearray(b)
+        b[4] = {1: 2, 2: 1}.get(b[4], self.r.choice([1, 2, 3]))
+        return bytes(b)
 
     def multi(self, b):
         for _ in range(self.r.randint(2, 3)):
@@ -200,10 +229,12 @@ class Mutator:
 
 
 SIMPLE = ["bitflip", "byte", "header_byte", "truncate", "extend", "field", "item_count",
-          "relength", "padding", "victim", "semisort_code", "huge", "splice"]
+          "relength", "padding", "victim", "semisort_code", "huge", "splice", "v2_header",
+          "version_swap"]
 WEIGHTS = {"bitflip": 14, "byte": 8, "header_byte": 10, "truncate": 8, "extend": 5,
            "field": 14, "item_count": 6, "relength": 8, "padding": 4, "victim": 5,
-           "semisort_code": 3, "huge": 5, "random_bytes": 3, "splice": 3, "multi": 4}
+           "semisort_code": 3, "huge": 5, "random_bytes": 3, "splice": 3, "multi": 4,
+           "v2_header": 10, "version_swap": 2}
 
 
 def big(seed, random_body, r):

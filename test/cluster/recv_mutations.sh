@@ -7,8 +7,9 @@
 #   1. RECV_MUTATIONS (default 12,000) mutated values (test/recv_mutations.py:
 #      bit flips, bytes, truncations, extensions, header fields set to
 #      boundary and huge values, wrong item counts, wrong lengths, victim
-#      slots, semi-sorted codes, padding, splices, random bytes, two 32 MB
-#      values), each its own binary COPY file, each loaded with
+#      slots, semi-sorted codes, padding, splices, random bytes, the
+#      version-2 header and generation counts, version swaps, two 32 MB
+#      values; seeds of format versions 1 and 2), each its own binary COPY file, each loaded with
 #      COPY ... FROM file (FORMAT binary): each ends as a valid filter, stored
 #      byte for byte as sent, that works (cuckoo_info, union, shrink, text and
 #      bytea round trips), or as an ERROR with SQLSTATE 22P03; the server never
@@ -51,7 +52,15 @@ q recv "CREATE TABLE seeds (id int PRIMARY KEY, name text, f cuckoofilter);
    (8, 'enum (other)', cuckoo_add_array(cuckoo_create(20), ARRAY['ok', 'happy']::mood[])),
    (9, '32-bit', cuckoo_add_array(cuckoo_create(50, fingerprint_bits => 32), ARRAY(SELECT generate_series(1, 40)))),
    (10, '4-bit b2', cuckoo_add_array(cuckoo_create(40, 0.3, 2, fingerprint_bits => 4), ARRAY(SELECT generate_series(1, 20)))),
-   (11, '2^k buckets', cuckoo_add_array(cuckoo_create(1200), ARRAY(SELECT generate_series(1, 1000))))" >/dev/null
+   (11, '2^k buckets', cuckoo_add_array(cuckoo_create(1200), ARRAY(SELECT generate_series(1, 1000)))),
+   -- format version 2 (1.2)
+   (12, 'v2 grown', cuckoo_add_array(cuckoo_create(20, expansion => 2), ARRAY(SELECT generate_series(1, 300)))),
+   (13, 'v2 rotated fixed', cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_create(100), ARRAY(SELECT generate_series(1, 60))), 3),
+                                            ARRAY(SELECT generate_series(61, 80)))),
+   (14, 'v2 grown rotated', cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_create(10, expansion => 2),
+                                            ARRAY(SELECT g::text FROM generate_series(1, 100) g)), 5), ARRAY['a', 'b'])),
+   (15, 'v2 agg grown', (SELECT cuckoo_agg(g, 30, 0.001, 2) FROM generate_series(1, 200) g)),
+   (16, 'v2 empty growing', cuckoo_create(50, expansion => 2))" >/dev/null
 q recv "SELECT name || E'\t' || encode(f::bytea, 'hex') FROM seeds ORDER BY id" >"$tmp/seeds.tsv"
 
 gen_start=$(date +%s)

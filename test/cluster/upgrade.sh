@@ -7,7 +7,9 @@
 #   2. For each version V: a fresh database gets CREATE EXTENSION cuckoo
 #      VERSION 'V', tables of filters (with a generated column, a CHECK, a
 #      column default, btree and hash indexes), views, a materialized view and
-#      a SQL function that use cuckoo; then ALTER EXTENSION cuckoo UPDATE.
+#      SQL functions that use cuckoo (among them cuckoo_create and cuckoo_info,
+#      whose parameters 1.2 extends); then ALTER EXTENSION cuckoo UPDATE TO
+#      each later version in turn, the answers checked after every step.
 #      Afterwards the version is the default; the extension's member objects
 #      and their definitions (functions, aggregates, type, casts, operators,
 #      operator classes and families, comments, owners, privileges,
@@ -160,6 +162,23 @@ CREATE MATERIALIZED VIEW daily AS
   SELECT g % 3 AS d, cuckoo_agg(g, 5000, 0.01) AS f FROM generate_series(1, 3000) g GROUP BY 1;
 CREATE FUNCTION has_key(n text, k bigint) RETURNS boolean LANGUAGE sql STABLE
   AS $$ SELECT cuckoo_contains(f, k) FROM filters WHERE name = n $$;
+-- objects that depend on cuckoo_create and cuckoo_info, whose parameters 1.2
+-- extends (the update rewrites them in place): views calling them with
+-- defaults and by name, every column of cuckoo_info, and, from 14, a SQL
+-- function body parsed at creation (it records a dependency)
+CREATE VIEW made AS
+  SELECT cuckoo_create(500) AS a, cuckoo_create(500, 0.001, 8, max_kicks => 20) AS b,
+         cuckoo_create(300, 0.01, 4, NULL, 500, true) AS c;
+CREATE VIEW all_info AS SELECT name, i.* FROM filters, cuckoo_info(f) i;
+DO $do$ BEGIN
+  IF current_setting('server_version_num')::int >= 140000 THEN
+    EXECUTE $f$CREATE FUNCTION made_in_body() RETURNS cuckoofilter LANGUAGE sql IMMUTABLE
+               BEGIN ATOMIC SELECT cuckoo_create(700, 0.001); END$f$;
+  ELSE
+    EXECUTE $f$CREATE FUNCTION made_in_body() RETURNS cuckoofilter LANGUAGE sql IMMUTABLE
+               AS 'SELECT cuckoo_create(700, 0.001)'$f$;
+  END IF;
+END $do$;
 SQL
 
 # What the stored data answers: bytes, shapes, members, absent keys, views.
@@ -193,6 +212,11 @@ UNION ALL SELECT 'daily ' || d || ' ' || md5(f::bytea) || ' '
 UNION ALL SELECT 'small ' || count(*) || ' ' || md5(string_agg(md5(f::bytea), ',' ORDER BY id))
                  || ' ' || count(*) FILTER (WHERE f @> id AND f @> (id + 20)) FROM small
 UNION ALL SELECT 'has_key ' || has_key('ints', 42) || ' ' || has_key('fixed', 29999) || ' ' || has_key('removed', 2)
+UNION ALL SELECT 'union ' || name || ' ' || md5(cuckoo_union(f, f)::bytea) FROM filters WHERE f IS NOT NULL AND name <> 'full'
+UNION ALL SELECT 'union_agg ' || md5(cuckoo_union_agg(f ORDER BY d)::bytea) FROM daily
+UNION ALL SELECT 'shrink ' || name || ' ' || md5(cuckoo_shrink(f)::bytea) FROM filters WHERE f IS NOT NULL
+UNION ALL SELECT 'made ' || md5(a::bytea) || ' ' || md5(b::bytea) || ' ' || md5(c::bytea) || ' ' || md5(made_in_body()::bytea) FROM made
+UNION ALL SELECT 'all_info ' || md5(string_agg(a::text, ',' ORDER BY name)) FROM all_info a
 ORDER BY 1;
 SQL
 
@@ -263,6 +287,23 @@ for v in $versions; do
   q "$db" "$SETUP_SQL" >/dev/null || check "$v: test tables and views created" "" "failed"
   dump "$db" "$ANSWERS_SQL" "$tmp/before.answers"
   dump "$db" "$CATALOG_SQL" "$tmp/old.catalog"
+  # Walk the chain one version at a time (1.0 -> 1.1 -> 1.2 ...): after each
+  # step the stored data and the dependent objects answer as before.
+  step_failed=0
+  for w in $versions; do
+    if [ "$(printf '%s\n%s\n' "$v" "$w" | sort -V | head -n 1)" = "$w" ]; then continue; fi
+    if ! q "$db" "ALTER EXTENSION cuckoo UPDATE TO '$w'" >"$tmp/update.out" 2>&1; then
+      check "$v: ALTER EXTENSION cuckoo UPDATE TO '$w'" "" "$(cat "$tmp/update.out")"
+      step_failed=1
+      break
+    fi
+    if [ "$w" != "$default" ]; then
+      dump "$db" "$ANSWERS_SQL" "$tmp/step.answers"
+      check "$v: after the step to $w, stored filters, probes, unions and views answer as before" \
+        "$(md5sum <"$tmp/before.answers")" "$(md5sum <"$tmp/step.answers")"
+    fi
+  done
+  [ "$step_failed" = 0 ] || continue
   if ! q "$db" "ALTER EXTENSION cuckoo UPDATE" >"$tmp/update.out" 2>&1; then
     check "$v: ALTER EXTENSION cuckoo UPDATE" "" "$(cat "$tmp/update.out")"
     continue
@@ -313,6 +354,19 @@ for v in $versions; do
                        (SELECT (cuckoo_info(f)).items FROM filters WHERE name = 'full'),
                        (SELECT cuckoo_union_agg(f) @> 2999 FROM daily),
                        (SELECT items = 50001 FROM filters WHERE name = 'ints')")"
+  check "$v: the stored column default, views and function body still make version-1 filters, as a fresh install does" \
+    "$(q up_fresh "SELECT md5(cuckoo_create(100)::bytea) || md5(cuckoo_create(500)::bytea) || md5(cuckoo_create(700, 0.001)::bytea)")" \
+    "$(q "$db" "INSERT INTO filters (name) VALUES ('default2');
+                SELECT (SELECT md5(f::bytea) FROM filters WHERE name = 'default2') || (SELECT md5(a::bytea) FROM made)
+                       || md5(made_in_body()::bytea)")"
+  if [ "$(printf '1.2\n%s\n' "$default" | sort -V | head -n 1)" = 1.2 ]; then
+    check "$v: the 1.2 functions work in the updated database" "2|2|t|1" \
+      "$(q "$db" "SELECT (cuckoo_info(cuckoo_create(100, expansion => 2))).format_version,
+                         (cuckoo_info(cuckoo_rotate(f, 2))).format_version,
+                         (SELECT count(*) FROM unnest(cuckoo_contains_array(cuckoo_rotate(f, 2), ARRAY(SELECT generate_series(1, 50000)))) h WHERE h) = 50000,
+                         (SELECT (cuckoo_info(f)).format_version FROM filters WHERE name = 'fixed')
+                  FROM filters WHERE name = 'ints'")"
+  fi
   check "$v: aggregates build the same bytes as in a fresh install" \
     "$(q up_fresh "SELECT md5(cuckoo_agg(g)::bytea) || md5(cuckoo_agg(g, 1000, 0.01)::bytea) FROM generate_series(1, 900) g")" \
     "$(q "$db" "SELECT md5(cuckoo_agg(g)::bytea) || md5(cuckoo_agg(g, 1000, 0.01)::bytea) FROM generate_series(1, 900) g")"

@@ -504,4 +504,277 @@ ref_valid(const uint8_t *buf, size_t len, const char **why)
 #undef REF_NO
 }
 
+/* ======================================================================
+ * Format version 2 (docs/FORMAT.md, "Version 2"), from the specification:
+ * header fields from CF_V2_HEADER_FIELDS, slots read bit by bit, the
+ * linear-hashing geometry and the alternate rule restated here.
+ * ====================================================================== */
+
+typedef struct ref_v2
+{
+	uint32_t	b,
+				f,
+				t,
+				g,
+				w,				/* slot bits f + t + g */
+				c,
+				m,
+				k,				/* m = c * 2^k + p, p < c * 2^k */
+				p,
+				cur,
+				keep;
+	uint64_t	hdr;			/* 64 + 8 * 2^g (g > 0) */
+	bool		grows;
+} ref_v2;
+
+static inline ref_v2
+ref_v2_geom(const uint8_t *buf)
+{
+	ref_v2		v;
+
+	v.b = buf[CF_V2_OFF_BUCKET_SIZE];
+	v.f = buf[CF_V2_OFF_FP_BITS];
+	v.t = buf[CF_V2_OFF_TAIL_BITS];
+	v.g = buf[CF_V2_OFF_GEN_BITS];
+	v.w = v.f + v.t + v.g;
+	v.c = ref_get16(buf + CF_V2_OFF_MANTISSA);
+	v.m = ref_get32(buf + CF_V2_OFF_NUM_BUCKETS);
+	v.k = 0;
+	while (v.c && ((uint64_t) v.c << (v.k + 1)) <= v.m)
+		v.k++;
+	v.p = (uint32_t) (v.m - ((uint64_t) v.c << v.k));
+	v.cur = buf[CF_V2_OFF_CUR_GEN];
+	v.keep = buf[CF_V2_OFF_KEEP];
+	v.hdr = 64 + (v.g && v.g <= 8 ? (UINT64_C(8) << v.g) : 0);
+	v.grows = (buf[CF_V2_OFF_FLAGS] & CF_FLAG_GROWS) != 0;
+	return v;
+}
+
+static inline uint32_t
+ref_v2_slot(const uint8_t *buf, const ref_v2 *v, uint32_t i, uint32_t j)
+{
+	return (uint32_t) ref_get_bits(buf + v->hdr, ((uint64_t) i * v->b + j) * v->w, v->w);
+}
+
+/* bucket i: q = i mod c, r = i div c; resolution k + 1 if split or new */
+static inline uint32_t
+ref_v2_res(const ref_v2 *v, uint32_t i)
+{
+	return (i < v->p || i >= (v->c << v->k)) ? v->k + 1 : v->k;
+}
+
+static inline uint32_t
+ref_v2_log2(uint32_t x)
+{
+	uint32_t	r = 0;
+
+	while (x >>= 1)
+		r++;
+	return r;
+}
+
+/*
+ * The alternate bucket of slot e in bucket i (false: e knows too few address
+ * bits to name it).  Known bits: r (res bits) then the spare bits of the
+ * tail; alternate: q' = (Hq - q) mod c, address XOR Hr, Hq / Hr from
+ * fp * 0xC2B2AE3D27D4EB4F with x ^= x >> 29.
+ */
+static inline bool
+ref_v2_alt(const ref_v2 *v, uint32_t i, uint32_t e, uint32_t *j)
+{
+	uint32_t	fp = e & (uint32_t) ((UINT64_C(1) << v->f) - 1);
+	uint32_t	res = ref_v2_res(v, i),
+				L = res;
+	uint64_t	a = i / v->c,
+				x;
+	uint32_t	q = i % v->c,
+				hq,
+				q2;
+
+	if (v->t)
+	{
+		uint32_t	tail = (e >> v->f) & ((1u << v->t) - 1);
+		uint32_t	s = ref_v2_log2(tail);
+
+		a |= (uint64_t) (tail - (1u << s)) << res;
+		L = res + s;
+	}
+	x = (uint64_t) fp * UINT64_C(0xC2B2AE3D27D4EB4F);
+	x ^= x >> 29;
+	hq = (uint32_t) (((uint64_t) (uint32_t) x * v->c) >> 32);
+	q2 = (hq + v->c - q) % v->c;
+	a = (a ^ (x >> 32)) & ((UINT64_C(1) << L) - 1);
+	*j = (uint32_t) (a & ((UINT64_C(1) << v->k) - 1)) * v->c + q2;
+	if (*j < v->p)
+	{
+		if (L < v->k + 1)
+			return false;
+		if ((a >> v->k) & 1)
+			*j += v->c << v->k;
+	}
+	return true;
+}
+
+static inline bool
+ref_v2_full(const uint8_t *buf, const ref_v2 *v, uint32_t i)
+{
+	for (uint32_t j = 0; j < v->b; j++)
+		if (ref_v2_slot(buf, v, i, j) == 0)
+			return false;
+	return true;
+}
+
+/* The rules of a well-formed version-2 filter (docs/FORMAT.md). */
+static inline bool
+ref_v2_valid(const uint8_t *buf, size_t len, const char **why)
+{
+#define REF_NO(s) do { if (why) *why = (s); return false; } while (0)
+	ref_v2		v;
+	uint8_t		fl;
+	uint32_t	m0,
+				k0 = 0,
+				gm,
+				live;
+	uint64_t	items,
+				entries,
+				cap,
+				total,
+				count = 0,
+				sum = 0;
+	uint16_t	kind;
+
+	if (len < 64)
+		REF_NO("shorter than the version-2 header");
+	if (ref_get32(buf) != CF_MAGIC)
+		REF_NO("magic");
+	if (buf[4] != 2)
+		REF_NO("version");
+	fl = buf[CF_V2_OFF_FLAGS];
+	if (fl & ~6)
+		REF_NO("unknown flags");
+	v = ref_v2_geom(buf);
+	if (v.b != 2 && v.b != 4 && v.b != 8)
+		REF_NO("bucket size");
+	if (v.grows && v.b != 4)
+		REF_NO("growing with b != 4");
+	if (v.f < 4 || v.f > 32)
+		REF_NO("fingerprint size");
+	if (v.t > 15 || (v.grows ? v.t < 2 : v.t != 0))
+		REF_NO("tail bits vs grows");
+	if (v.g > 8)
+		REF_NO("generation bits");
+	if (v.w > 32)
+		REF_NO("slot wider than 32 bits");
+	kind = ref_get16(buf + CF_V2_OFF_KIND);
+	if (kind > 11 || (kind == 11) != (ref_get32(buf + CF_V2_OFF_TYPE_TAG) != 0))
+		REF_NO("kind / type tag");
+	if (ref_get32(buf + CF_V2_OFF_MAX_KICKS) > 100000)
+		REF_NO("max kicks");
+	if (v.c < 1 || v.c > 255)
+		REF_NO("mantissa");
+	if (v.m < v.c)
+		REF_NO("bucket count below c");
+	m0 = ref_get32(buf + CF_V2_OFF_INITIAL_BUCKETS);
+	while (((uint64_t) v.c << (k0 + 1)) <= m0)
+		k0++;
+	if (m0 < v.c || ((uint64_t) v.c << k0) != m0 || (k0 > 0 && v.c < 128))
+		REF_NO("initial bucket count");
+	if (!v.grows && v.p != 0)
+		REF_NO("fixed filter with a split pointer");
+	cap = ref_get64(buf + CF_V2_OFF_CAPACITY);
+	if (cap < 1 || cap > (uint64_t) m0 * v.b)
+		REF_NO("capacity");
+	total = v.hdr + ((uint64_t) v.m * v.b * v.w + 63) / 64 * 8 + 8;
+	if (total > UINT64_C(805240832))
+		REF_NO("too big");
+	if (len != total)
+		REF_NO("length");
+	gm = v.g ? (1u << v.g) - 1 : 0;
+	if (v.cur > gm || v.keep > gm || (v.keep == 0 && v.cur != 0))
+		REF_NO("generation / keep");
+	live = v.keep ? v.keep : 1;
+	items = ref_get64(buf + CF_V2_OFF_ITEMS);
+	entries = ref_get64(buf + CF_V2_OFF_ENTRIES);
+	if (items > entries)
+		REF_NO("items above entries");
+	if (v.g)
+	{
+		for (uint32_t x = 0; x <= gm; x++)
+		{
+			uint64_t	n = ref_get64(buf + 64 + 8 * x);
+
+			if (n > items || (((v.cur - x) & gm) >= live && n))
+				REF_NO("generation item count");
+			sum += n;
+		}
+		if (sum != items)
+			REF_NO("generation counts do not sum to items");
+	}
+	for (uint32_t i = 0; i < v.m; i++)
+		for (uint32_t j = 0; j < v.b; j++)
+		{
+			uint32_t	e = ref_v2_slot(buf, &v, i, j);
+
+			if (!e)
+				continue;
+			if ((e & ((UINT64_C(1) << v.f) - 1)) == 0)
+				REF_NO("slot with fingerprint 0");
+			if (v.t)
+			{
+				uint32_t	tail = (e >> v.f) & ((1u << v.t) - 1);
+
+				if (!tail)
+					REF_NO("slot without tail");
+				if (ref_v2_res(&v, i) + ref_v2_log2(tail) > 32)
+					REF_NO("slot knows more than 32 address bits");
+			}
+			if (v.g && ((v.cur - (e >> (v.f + v.t))) & gm) >= live)
+				REF_NO("slot of a dropped generation");
+			count++;
+		}
+	for (uint64_t p = (uint64_t) v.m * v.b * v.w; p < (uint64_t) (len - v.hdr) * 8; p++)
+		if ((buf[v.hdr + (p >> 3)] >> (p & 7)) & 1)
+			REF_NO("padding");
+	if (fl & 2)
+	{
+		uint32_t	vb = ref_get32(buf + CF_V2_OFF_VICTIM_BUCKET),
+					ve = ref_get32(buf + CF_V2_OFF_VICTIM_SLOT),
+					alt;
+
+		if (vb >= v.m)
+			REF_NO("victim bucket");
+		if ((ve & ((UINT64_C(1) << v.f) - 1)) == 0 || (uint64_t) ve >= (UINT64_C(1) << v.w))
+			REF_NO("victim slot");
+		if (v.t)
+		{
+			uint32_t	tail = (ve >> v.f) & ((1u << v.t) - 1);
+
+			if (!tail || ref_v2_res(&v, vb) + ref_v2_log2(tail) > 32)
+				REF_NO("victim tail");
+		}
+		if (v.g && ((v.cur - (ve >> (v.f + v.t))) & gm) >= live)
+			REF_NO("victim of a dropped generation");
+		count++;
+		if (!ref_v2_full(buf, &v, vb) || (ref_v2_alt(&v, vb, ve, &alt) && !ref_v2_full(buf, &v, alt)))
+			REF_NO("victim with room in its buckets");
+	}
+	else if (ref_get32(buf + CF_V2_OFF_VICTIM_BUCKET) || ref_get32(buf + CF_V2_OFF_VICTIM_SLOT))
+		REF_NO("victim fields without flag");
+	if (entries != count)
+		REF_NO("entry count");
+	if (kind == 0 && entries)
+		REF_NO("kind ANY with entries");
+	return true;
+#undef REF_NO
+}
+
+/* Either version, by the version byte. */
+static inline bool
+ref_any_valid(const uint8_t *buf, size_t len, const char **why)
+{
+	if (len > 4 && buf[4] == 2)
+		return ref_v2_valid(buf, len, why);
+	return ref_valid(buf, len, why);
+}
+
 #endif							/* CF_REF_H */

@@ -577,6 +577,376 @@ do_union_mismatch(prog *P, flt *A, uint8_t arg)
 	free(before);
 }
 
+/* ======================================================================
+ * Version-2 programs (growing and rotating filters): byte 0 with
+ * (d0 & 63) == 63 (every input in the FUZZ_V2_ONLY build, fuzz_ops2).
+ *   byte 1   f = 4 + d1 % 12
+ *   byte 2   t = d2 % 10 (0 or 1: a fixed version-2 filter, then g >= 1)
+ *   byte 3   g = d3 % 4
+ *   byte 4   m0 = 1 + d4 % 40 buckets
+ *   byte 5   salt; max_kicks = d5 % 4 == 0 ? d5 % 13 : 500
+ *   then (opcode, argument) pairs:
+ *     0-3 insert a value of the alphabet   4-5 remove a live value
+ *     6 lookup                              7 rotate, keep = 1 + arg % 6
+ *     8 compact                             9 union with a fresh filter of
+ *                                             the same creation shape
+ *     10 bulk fresh inserts (growth)       11 serialise / validate / info
+ *     12 one value until refused            13 remove every copy of a value
+ *     14 insert with a refusing realloc hook (CF_FULL: bytes unchanged)
+ *     15 lookups of fresh values (contains == count > 0)
+ * The model: per value, the absolute generations of its live adds; remove
+ * drops the oldest add, rotate the adds older than keep.  After every step:
+ * no false negative, cf_validate and the reference validator accept, and
+ * while the model is exact and no rotation happened, cf_items is its size.
+ * A union makes the model inexact (membership only, removals stop).
+ * ====================================================================== */
+typedef struct v2val
+{
+	uint64_t	h;
+	uint32_t	n;
+	uint32_t	gen[16];
+} v2val;
+
+typedef struct v2model
+{
+	v2val		v[ALPHABET + 600];
+	uint32_t	nv;
+	uint32_t	cur;
+	bool		exact;
+	bool		rotated;
+} v2model;
+
+static v2val *
+v2m_find(v2model *M, uint64_t h, bool create)
+{
+	for (uint32_t i = 0; i < M->nv; i++)
+		if (M->v[i].h == h)
+			return &M->v[i];
+	if (!create || M->nv == sizeof M->v / sizeof M->v[0])
+		return NULL;
+	M->v[M->nv].h = h;
+	M->v[M->nv].n = 0;
+	return &M->v[M->nv++];
+}
+
+static uint64_t
+v2m_size(const v2model *M)
+{
+	uint64_t	n = 0;
+
+	for (uint32_t i = 0; i < M->nv; i++)
+		n += M->v[i].n;
+	return n;
+}
+
+static void
+v2_check(const cf_filter *cf, const v2model *M, const char *what)
+{
+	char		err[ERRLEN];
+	const char *why = "";
+
+	FZ_CHECK(cf_validate(cf->buf, cf->len, err, sizeof err), "%s: invalid: %s", what, err);
+	FZ_CHECK(ref_v2_valid(cf->buf, cf->len, &why), "%s: reference rejects: %s", what, why);
+	for (uint32_t i = 0; i < M->nv; i++)
+	{
+		if (!M->v[i].n)
+			continue;
+		FZ_CHECK(cf_contains(cf, M->v[i].h), "%s: false negative (value %u, %u adds)", what, i, M->v[i].n);
+		FZ_CHECK(!M->exact || cf_count(cf, M->v[i].h) >= M->v[i].n || M->rotated,
+				 "%s: count %u below %u adds", what, cf_count(cf, M->v[i].h), M->v[i].n);
+	}
+	if (M->exact && !M->rotated)
+		FZ_CHECK(cf_items(cf) == v2m_size(M), "%s: items %llu, model %llu", what,
+				 (unsigned long long) cf_items(cf), (unsigned long long) v2m_size(M));
+}
+
+static int	v2_hook_calls;
+
+static void *
+v2_null_realloc(void *buf, size_t n)
+{
+	(void) buf;
+	(void) n;
+	v2_hook_calls++;
+	return NULL;
+}
+
+static cf_status
+v2_insert(cf_filter *cf, v2model *M, uint64_t h)
+{
+	v2val	   *x = v2m_find(M, h, true);
+	cf_status	st;
+
+	if (x == NULL || x->n >= 16)
+		return CF_FULL;
+	st = cf_insert(cf, h);
+	FZ_CHECK(st == CF_OK || st == CF_OK_STASHED || st == CF_FULL || st == CF_TOO_MANY_COPIES,
+			 "v2 insert status %d", (int) st);
+	if (st == CF_OK || st == CF_OK_STASHED)
+		x->gen[x->n++] = M->cur;
+	FZ_CHECK((st == CF_OK_STASHED) <= cf_victim_used(cf), "CF_OK_STASHED without the victim");
+	return st;
+}
+
+static void
+v2_remove(cf_filter *cf, v2model *M, v2val *x)
+{
+	uint32_t	oi = 0;
+
+	FZ_CHECK(cf_remove(cf, x->h), "v2: remove of a live value failed");
+	for (uint32_t z = 1; z < x->n; z++)
+		if (x->gen[z] < x->gen[oi])
+			oi = z;
+	x->gen[oi] = x->gen[--x->n];
+}
+
+static v2val *
+v2m_pick(v2model *M, uint32_t j)
+{
+	uint32_t	live = 0;
+
+	for (uint32_t i = 0; i < M->nv; i++)
+		live += M->v[i].n > 0;
+	if (!live)
+		return NULL;
+	j %= live;
+	for (uint32_t i = 0; i < M->nv; i++)
+		if (M->v[i].n && j-- == 0)
+			return &M->v[i];
+	return NULL;
+}
+
+static void
+run_v2(const uint8_t *d, size_t n)
+{
+	cf_params	p;
+	cf_filter	A;
+	v2model    *M = calloc(1, sizeof *M);
+	char		err[ERRLEN];
+	uint64_t	salt = d[5],
+				fresh_ctr = 0;
+	int			ops = 0;
+	size_t		len;
+
+	FZ_CHECK(M, "oom");
+	M->exact = true;
+	memset(&p, 0, sizeof p);
+	p.bucket_size = 4;
+	p.fp_bits = 4 + d[1] % 12;
+	p.tail_bits = d[2] % 10;
+	if (p.tail_bits == 1)
+		p.tail_bits = 0;
+	p.gen_bits = d[3] % 4;
+	p.expansion = p.tail_bits ? 2 : 0;
+	if (!p.tail_bits && !p.gen_bits)
+		p.gen_bits = 1;
+	p.num_buckets = 1 + d[4] % 40;
+	p.max_kicks = d[5] % 4 == 0 ? d[5] % 13u : CF_DEFAULT_KICKS;
+	p.kind = CF_KIND_INTEGER;
+	p.capacity = 1 + d[5] % (p.num_buckets * 4);
+	FZ_CHECK(cf_check_params(&p, err, sizeof err), "v2 params rejected: %s", err);
+	len = (size_t) cf_init_bytes(&p);
+	{
+		uint8_t    *ab = memset(malloc(len), 0xAA, len);
+
+		cf_init(ab, &p);
+		cf_open(&A, ab, len);
+	}
+	v2_check(&A, M, "new v2 filter");
+
+	for (size_t pos = 6; pos + 1 < n && ops < MAX_OPS; pos += 2, ops++)
+	{
+		uint8_t		op = d[pos] % 16,
+					arg = d[pos + 1];
+		uint64_t	h = fz_mix((salt << 32) ^ (arg % ALPHABET));
+		v2val	   *x;
+
+		switch (op)
+		{
+			case 0:
+			case 1:
+			case 2:
+			case 3:
+				(void) v2_insert(&A, M, h);
+				break;
+			case 4:
+			case 5:
+				if (M->exact && (x = v2m_pick(M, arg)) != NULL)
+					v2_remove(&A, M, x);
+				break;
+			case 6:
+				FZ_CHECK(cf_contains(&A, h) == (cf_count(&A, h) > 0), "contains and count disagree");
+				break;
+			case 7:
+				{
+					uint32_t	keep = 1 + arg % 6;
+					size_t		rl = cf_rotate_bytes(&A, keep);
+					uint8_t    *rb;
+					cf_filter	R;
+
+					if (!rl)
+						break;
+					rb = malloc(rl);
+					FZ_CHECK(rb, "oom");
+					cf_rotate(&A, keep, rb);
+					cf_open(&R, rb, rl);
+					free(A.buf);
+					A = R;
+					M->cur++;
+					M->rotated = true;
+					for (uint32_t i = 0; i < M->nv; i++)
+					{
+						uint32_t	w = 0;
+
+						for (uint32_t z = 0; z < M->v[i].n; z++)
+							if (M->cur - M->v[i].gen[z] < keep)
+								M->v[i].gen[w++] = M->v[i].gen[z];
+						M->v[i].n = w;
+					}
+				}
+				break;
+			case 8:
+				{
+					size_t		cl = cf_compact_bytes(&A);
+					uint8_t    *cb = cl ? malloc(cl) : NULL;
+
+					FZ_CHECK(cl && cb, "compact bytes of a version-2 filter");
+					if (cf_compact_into(&A, cb, cl) == CF_OK)
+					{
+						cf_filter	C;
+
+						cf_open(&C, cb, cl);
+						FZ_CHECK(cf_items(&C) == cf_items(&A), "compaction changed items");
+						FZ_CHECK(C.m <= A.m, "compaction grew the table");
+						free(A.buf);
+						A = C;
+					}
+					else
+						free(cb);
+				}
+				break;
+			case 9:
+				{
+					cf_params	q;
+					cf_filter	B;
+					size_t		bl;
+					cf_status	st;
+					uint64_t	bh[24];
+					uint32_t	nb = arg % 24;
+					cf_info		ia;
+
+					cf_get_params(&A, &q);
+					bl = (size_t) cf_init_bytes(&q);
+					{
+						uint8_t    *bb = malloc(bl);
+
+						cf_init(bb, &q);
+						cf_open(&B, bb, bl);
+					}
+					for (uint32_t j = 0; j < nb; j++)
+					{
+						bh[j] = fz_mix((salt << 40) ^ (fresh_ctr++ + 1000));
+						if (cf_insert(&B, bh[j]) != CF_OK)
+							bh[j] = 0;
+					}
+					cf_get_info(&A, &ia);
+					st = cf_union_into(&A, &B);
+					if (ia.cur_gen != 0 || ia.keep != 0)
+						FZ_CHECK(st == CF_SHAPE_MISMATCH, "union across generation states: %d", (int) st);
+					else
+					{
+						FZ_CHECK(st == CF_OK || st == CF_FULL, "v2 union: %d", (int) st);
+						M->exact = false;	/* CF_FULL: partly merged */
+						if (st == CF_OK)
+						{
+							for (uint32_t j = 0; j < nb; j++)
+							{
+								if (!bh[j])
+									continue;
+								x = v2m_find(M, bh[j], true);
+								if (x && x->n < 16)
+									x->gen[x->n++] = M->cur;
+							}
+						}
+					}
+					free(B.buf);
+				}
+				break;
+			case 10:
+				for (uint32_t j = 0; j <= arg % 64u; j++)
+					if (v2_insert(&A, M, fz_mix((salt << 48) ^ (fresh_ctr++ + 5000))) == CF_FULL)
+						break;
+				break;
+			case 11:
+				{
+					cf_info		info;
+					size_t		el = cf_b64_encoded_len(A.len),
+								dl = 0;
+					char	   *t = malloc(el);
+					uint8_t    *b;
+
+					cf_get_info(&A, &info);
+					FZ_CHECK(info.version == 2 && info.entries >= cf_items(&A), "info");
+					FZ_CHECK(cf_check_header(A.buf, A.len, NULL, 0), "check_header");
+					cf_b64_encode(A.buf, A.len, t);
+					FZ_CHECK(cf_b64_decoded_len(t, el, &dl) && dl == A.len, "b64 length");
+					b = malloc(dl);
+					FZ_CHECK(cf_b64_decode(t, el, b) && memcmp(b, A.buf, dl) == 0, "b64 round trip");
+					free(b);
+					free(t);
+				}
+				break;
+			case 12:
+				for (int j = 0; j < 10; j++)
+				{
+					cf_status	st = v2_insert(&A, M, h);
+
+					if (st != CF_OK && st != CF_OK_STASHED)
+						break;
+				}
+				break;
+			case 13:
+				if (M->exact && (x = v2m_pick(M, arg)) != NULL)
+					while (x->n)
+						v2_remove(&A, M, x);
+				break;
+			case 14:
+				{
+					uint8_t    *before = fz_dup(A.buf, A.len);
+					size_t		bl = A.len;
+					cf_status	st;
+
+					uint64_t	items0 = cf_items(&A);
+
+					v2_hook_calls = 0;
+					cf_realloc_hook = v2_null_realloc;
+					A.alloc = A.len;	/* no spare room: any growth asks the hook */
+					st = v2_insert(&A, M, h);
+					cf_realloc_hook = NULL;
+					/* refused: the items did not change; the buckets may have
+					 * been split before the hook refused (cf.h) */
+					if (st == CF_FULL && v2_hook_calls && A.len == bl && A.m == 0)
+						FZ_CHECK(memcmp(before, A.buf, bl) == 0, "unreachable");
+					if (st == CF_FULL)
+						FZ_CHECK(cf_items(&A) == items0, "a refused insert changed the items");
+					free(before);
+				}
+				break;
+			default:
+				h = fz_mix((salt << 56) ^ (fresh_ctr++ + 90000));
+				FZ_CHECK(cf_contains(&A, h) == (cf_count(&A, h) > 0), "contains and count disagree");
+				break;
+		}
+		if (getenv("V2TRACE"))
+			fprintf(stderr, "step %d op %u arg %u: items %llu model %llu exact %d m %u victim %d\n", ops, op, arg,
+					(unsigned long long) cf_items(&A), (unsigned long long) v2m_size(M), (int) M->exact, A.m,
+					(int) cf_victim_used(&A));
+		v2_check(&A, M, "after v2 step");
+	}
+	free(A.buf);
+	free(M);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
@@ -591,6 +961,15 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 
 	if (n < 6)
 		return 0;
+#ifdef FUZZ_V2_ONLY
+	run_v2(d, n);
+	return 0;
+#endif
+	if ((d[0] & 0x3F) == 63)
+	{
+		run_v2(d, n);
+		return 0;
+	}
 	memset(&p, 0, sizeof p);
 	p.bucket_size = bsz[(d[0] & 0x3F) % 3];
 	p.semisort = p.bucket_size == 4 && (d[0] & 0x40);

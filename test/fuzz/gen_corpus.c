@@ -484,6 +484,102 @@ main(int argc, char **argv)
 	p_op(&P, OP_SERIALISE, 0);
 	emit_prog("large_semisort_union", &P);
 
+	/* ---- version 2 (growing / rotating) ---- */
+	{
+		struct
+		{
+			const char *name;
+			uint32_t	m0,
+						f,
+						t,
+						g,
+						n,
+						rot,
+						keep;
+		}			v2s[] = {
+			{"v2_grow_f6_t9_empty", 4, 6, 9, 0, 0, 0, 0},
+			{"v2_grow_f6_t9_m1_grown", 1, 6, 9, 0, 60, 0, 0},
+			{"v2_grow_f8_t9_m8_grown", 8, 8, 9, 0, 150, 0, 0},
+			{"v2_grow_f4_t3_m2_grown", 2, 4, 3, 0, 90, 0, 0},
+			{"v2_grow_f6_t9_g2_rotated", 4, 6, 9, 2, 40, 2, 2},
+			{"v2_grow_f5_t6_g3_rotated", 3, 5, 6, 3, 50, 3, 4},
+			{"v2_fixed_f10_g1", 8, 10, 0, 1, 20, 0, 0},
+			{"v2_fixed_f7_g2_rotated", 4, 7, 0, 2, 12, 1, 3},
+		};
+
+		for (size_t x = 0; x < sizeof v2s / sizeof v2s[0]; x++)
+		{
+			cf_params	q = ref_params(v2s[x].m0, 4, v2s[x].f, false, 500, CF_KIND_INTEGER, 0, v2s[x].m0 * 3);
+			cf_filter	cf;
+			size_t		len;
+
+			q.tail_bits = v2s[x].t;
+			q.expansion = v2s[x].t ? 2 : 0;
+			q.gen_bits = v2s[x].g;
+			len = (size_t) cf_init_bytes(&q);
+			g.p = malloc(len);
+			cf_init(g.p, &q);
+			cf_open(&cf, g.p, len);
+			for (uint32_t r = 0; r <= v2s[x].rot; r++)
+			{
+				for (uint32_t i = 0; i < v2s[x].n; i++)
+					(void) cf_insert(&cf, fz_mix(x * 100000 + r * 1000 + i));
+				if (r < v2s[x].rot)
+				{
+					size_t		rl = cf_rotate_bytes(&cf, v2s[x].keep);
+					uint8_t    *rb = malloc(rl);
+
+					cf_rotate(&cf, v2s[x].keep, rb);
+					free(cf.buf);
+					cf_open(&cf, rb, rl);
+				}
+			}
+			g.p = cf.buf;
+			g.len = cf.len;
+			emit(v2s[x].name, &g);
+			free(cf.buf);
+		}
+		/* a version-1 filter with its victim slot in use, rotated */
+		g = make(4, 4, 8, false, 20, CF_KIND_INTEGER, 0);
+		fill_to_victim(&g, 99, CF_KIND_INTEGER);
+		{
+			size_t		rl = cf_rotate_bytes(&g.cf, 3);
+			gf			r;
+
+			r.p = malloc(rl);
+			r.len = rl;
+			cf_rotate(&g.cf, 3, r.p);
+			cf_open(&r.cf, r.p, rl);
+			emit("v2_from_v1_victim_rotated", &r);
+			free(r.p);
+		}
+		free(g.p);
+	}
+	/* version-2 programs: growth from one bucket, rotation, union, compaction */
+	p_head(&P, 63, 2, 9, 0, 0, 7);
+	p_op(&P, OP_BULK, 63);
+	p_op(&P, OP_REMOVE, 1);
+	p_op(&P, 8, 0);
+	p_op(&P, 9, 20);
+	p_op(&P, 11, 0);
+	emit_prog("v2_grow_union_compact", &P);
+	p_head(&P, 63, 0, 3, 3, 2, 5);
+	for (int i = 0; i < 40; i++)
+	{
+		p_op(&P, (uint8_t) (i % 3 == 0 ? 10 : 0), (uint8_t) (i * 7));
+		p_op(&P, OP_REMOVE, (uint8_t) i);
+		if (i % 8 == 7)
+			p_op(&P, 7, 3);
+	}
+	emit_prog("v2_rotate_remove", &P);
+	p_head(&P, 63, 6, 0, 2, 5, 8);
+	p_op(&P, OP_BULK, 20);
+	p_op(&P, 7, 1);
+	p_op(&P, OP_DUP, 3);
+	p_op(&P, 14, 3);
+	p_op(&P, 13, 0);
+	emit_prog("v2_fixed_rotate", &P);
+
 	printf("gen_corpus: wrote %d files under %s\n", n_written, outdir);
 	return 0;
 }

@@ -1,0 +1,813 @@
+/*
+ * test_growth.c
+ *     Format version 2 (issue 11): growing filters (linear hashing), deletes
+ *     against an exact multiset model, rotation (generations), union of
+ *     grown filters, compaction, the realloc hook and the size limit, and
+ *     the validator on version-2 bytes.
+ */
+#include "unit.h"
+#include "cf_v2.h"
+
+/* A version-2 filter in a malloc'd buffer that the core may realloc. */
+typedef struct gfilt
+{
+	cf_filter	cf;
+} gfilt;
+
+static bool
+gnew(gfilt *G, const cf_params *p)
+{
+	char		err[256] = "";
+	size_t		len;
+	uint8_t    *buf;
+
+	if (!cf_check_params(p, err, sizeof err))
+	{
+		FAIL("cf_check_params rejected a version-2 shape: %s", err);
+		return false;
+	}
+	len = (size_t) cf_init_bytes(p);
+	buf = malloc(len);
+	if (!buf)
+	{
+		FAIL("out of memory");
+		return false;
+	}
+	cf_init(buf, p);
+	cf_open(&G->cf, buf, len);
+	return true;
+}
+
+static bool
+ggrowing(gfilt *G, uint64_t cap, double fpr)
+{
+	cf_params	p;
+	char		err[256] = "";
+
+	if (!cf_params_growing(cap, fpr, CF_DEFAULT_KICKS, &p, err, sizeof err))
+	{
+		FAIL("cf_params_growing(%llu, %g): %s", (unsigned long long) cap, fpr, err);
+		return false;
+	}
+	p.kind = CF_KIND_INTEGER;
+	return gnew(G, &p);
+}
+
+static cf_params
+gparams(uint32_t m, uint32_t f, uint32_t t, uint32_t g, uint32_t expansion)
+{
+	cf_params	p = ref_params(m, 4, f, false, CF_DEFAULT_KICKS, CF_KIND_INTEGER, 0, (uint64_t) m * 4 * 9 / 10 + 1);
+
+	p.expansion = expansion;
+	p.tail_bits = t;
+	p.gen_bits = g;
+	return p;
+}
+
+static bool
+gvalid_at(int line, const gfilt *G, const char *when)
+{
+	char		err[256] = "";
+
+	const char *why = "";
+
+	if (!cf_validate(G->cf.buf, G->cf.len, err, sizeof err))
+	{
+		t_fail_at(__FILE__, line, "cf_validate failed %s: %s", when, err);
+		return false;
+	}
+	if (!ref_v2_valid(G->cf.buf, G->cf.len, &why))
+	{
+		t_fail_at(__FILE__, line, "the reference validator (test/common/cf_ref.h) rejects %s: %s", when, why);
+		return false;
+	}
+	return true;
+}
+#define gvalid(G, when) gvalid_at(__LINE__, (G), (when))
+
+static double
+gfpr(const cf_filter *cf, uint64_t seed, uint32_t n)
+{
+	uint64_t	s = seed;
+	uint32_t	hits = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		hits += cf_contains(cf, sm64(&s));
+	return (double) hits / n;
+}
+
+/* ---- growth: no false negative, fpr under the target at every checkpoint ---- */
+static void
+test_growth(uint64_t cap, uint64_t factor, double target)
+{
+	gfilt		G = {0};
+	uint64_t	n = cap * factor;
+	uint64_t   *it = malloc(n * sizeof *it);
+	uint64_t	s = 0x1234 + cap;
+	uint64_t	next = cap;
+	double		worst = 0,
+				bpi = 0;
+	char		name[128];
+	cf_info		info;
+
+	t_begin();
+	CHECK(it, "out of memory");
+	REQUIRE(ggrowing(&G, cap, target));
+	CHECK(cf_version(&G.cf) == 2, "a growing filter is version %u", cf_version(&G.cf));
+	for (uint64_t i = 0; i < n; i++)
+	{
+		cf_status	st;
+
+		it[i] = sm64(&s);
+		st = cf_insert(&G.cf, it[i]);
+		CHECK(st == CF_OK, "insert %llu of %llu: %s (m = %u)", (unsigned long long) i,
+			  (unsigned long long) n, stname(st), G.cf.m);
+		if (i + 1 == next || i + 1 == n)
+		{
+			double		fpr;
+
+			REQUIRE(gvalid(&G, "while growing"));
+			for (uint64_t j = 0; j <= i; j++)
+				CHECK(cf_contains(&G.cf, it[j]), "false negative: item %llu after %llu inserts",
+					  (unsigned long long) j, (unsigned long long) i + 1);
+			fpr = gfpr(&G.cf, 0xABCDEF + i, 100000);
+			if (fpr > worst)
+				worst = fpr;
+			CHECK(fpr <= target, "fpr %.5f above the target %.4f at %llu items (m = %u)",
+				  fpr, target, (unsigned long long) i + 1, G.cf.m);
+			CHECK(cf_items(&G.cf) == i + 1, "items %llu after %llu inserts",
+				  (unsigned long long) cf_items(&G.cf), (unsigned long long) i + 1);
+			next *= 4;
+		}
+	}
+	cf_get_info(&G.cf, &info);
+	CHECK(info.entries >= cf_items(&G.cf), "entries %llu < items", (unsigned long long) info.entries);
+	bpi = (double) G.cf.len * 8 / (double) n;
+	t_set_note("grew %llux to m = %u (c %u, k %u, split %u), worst fpr %.5f, %.2f bits/item",
+			   (unsigned long long) factor, G.cf.m, info.c, info.k, info.split, worst, bpi);
+done:
+	snprintf(name, sizeof name, "growth: capacity %llu to %llux, target %g",
+			 (unsigned long long) cap, (unsigned long long) factor, target);
+	t_end(name);
+	free(G.cf.buf);
+	free(it);
+}
+
+/* ---- the exact multiset model of the stress test (proto.c exp_stress) ---- */
+typedef struct mkey
+{
+	uint8_t		n;
+	uint32_t	gen[8];			/* absolute generation of each live add */
+} mkey;
+
+static uint64_t
+key_hash(uint64_t k)
+{
+	return cf_hash_u64(k);
+}
+
+/*
+ * Random add (60%) / remove (40%) / rotate (0.2% when g > 0), every live
+ * value probed every 512 operations and at the end.  Rotation goes through
+ * cf_rotate into a new buffer.
+ */
+static void
+test_stress(uint32_t f, uint32_t t, uint32_t g, uint32_t keep, uint32_t m0, uint64_t ops, uint64_t seed)
+{
+	gfilt		G = {0};
+	cf_params	p = gparams(m0, f, t, g, 2);
+	uint64_t	U = ops / 4 + 10;
+	mkey	   *md = calloc(U, sizeof *md);
+	uint64_t	r = seed,
+				checks = 0,
+				rot = 0,
+				refused = 0,
+				maxm = 0;
+	uint32_t	cur = 0;
+	char		name[160];
+
+	t_begin();
+	CHECK(md, "out of memory");
+	REQUIRE(gnew(&G, &p));
+	for (uint64_t o = 0; o < ops; o++)
+	{
+		uint64_t	key = rnd(&r, U);
+		uint32_t	op = (uint32_t) rnd(&r, 1000);
+
+		if (g && op < 2)
+		{
+			size_t		len = cf_rotate_bytes(&G.cf, keep);
+			uint8_t    *nb = len ? malloc(len) : NULL;
+
+			CHECK(nb, "cf_rotate_bytes(%u) = %zu", keep, len);
+			cf_rotate(&G.cf, keep, nb);
+			free(G.cf.buf);
+			cf_open(&G.cf, nb, len);
+			cur++;
+			rot++;
+			for (uint64_t k = 0; k < U; k++)
+			{
+				uint8_t		w = 0;
+
+				for (uint8_t z = 0; z < md[k].n; z++)
+					if (cur - md[k].gen[z] < keep)
+						md[k].gen[w++] = md[k].gen[z];
+				md[k].n = w;
+			}
+		}
+		else if (op < 600 || md[key].n == 0)
+		{
+			cf_status	st;
+
+			if (md[key].n >= 6)
+				continue;
+			st = cf_insert(&G.cf, key_hash(key));
+			if (st == CF_TOO_MANY_COPIES || st == CF_FULL)
+			{
+				refused++;
+				continue;
+			}
+			CHECK(st == CF_OK || st == CF_OK_STASHED, "insert: %s", stname(st));
+			md[key].gen[md[key].n++] = cur;
+		}
+		else
+		{
+			uint32_t	oi = 0;
+
+			CHECK(cf_remove(&G.cf, key_hash(key)), "remove of a live value (key %llu, %u copies) failed",
+				  (unsigned long long) key, md[key].n);
+			for (uint8_t z = 1; z < md[key].n; z++)
+				if (md[key].gen[z] < md[key].gen[oi])
+					oi = z;
+			md[key].gen[oi] = md[key].gen[--md[key].n];
+		}
+		if (G.cf.m > maxm)
+			maxm = G.cf.m;
+		if ((o & 511) == 0 || o == ops - 1)
+		{
+			for (uint64_t k = 0; k < U; k++)
+			{
+				if (!md[k].n)
+					continue;
+				checks++;
+				CHECK(cf_contains(&G.cf, key_hash(k)), "false negative: key %llu (%u live adds) after %llu ops",
+					  (unsigned long long) k, md[k].n, (unsigned long long) o);
+				CHECK(cf_count(&G.cf, key_hash(k)) >= 1, "count 0 for a live key");
+			}
+		}
+		if ((o & 8191) == 0)
+			REQUIRE(gvalid(&G, "during the stress run"));
+	}
+	REQUIRE(gvalid(&G, "after the stress run"));
+	t_set_note("%llu ops, %llu probes, 0 FN, %llu rotations, %llu refused, max m %llu",
+			   (unsigned long long) ops, (unsigned long long) checks, (unsigned long long) rot,
+			   (unsigned long long) refused, (unsigned long long) maxm);
+done:
+	snprintf(name, sizeof name, "stress: f %u t %u g %u keep %u, add/remove%s against a multiset model",
+			 f, t, g, keep, g ? "/rotate" : "");
+	t_end(name);
+	free(G.cf.buf);
+	free(md);
+}
+
+/* ---- union of two grown filters of one creation shape ---- */
+static void
+test_union_grown(void)
+{
+	gfilt		A = {0},
+				B = {0},
+				X = {0};
+	uint64_t	s = 77;
+	uint64_t	na = 40000,
+				nb = 9000;
+	uint64_t   *ia = malloc(na * 8),
+			   *ib = malloc(nb * 8);
+	double		fa,
+				fb,
+				fu;
+	cf_status	st;
+
+	t_begin();
+	CHECK(ia && ib, "out of memory");
+	REQUIRE(ggrowing(&A, 100, 0.01));
+	REQUIRE(ggrowing(&B, 100, 0.01));
+	REQUIRE(ggrowing(&X, 100, 0.001));
+	for (uint64_t i = 0; i < na; i++)
+		CHECK(cf_insert(&A.cf, ia[i] = sm64(&s)) == CF_OK, "insert into A");
+	for (uint64_t i = 0; i < nb; i++)
+		CHECK(cf_insert(&B.cf, ib[i] = sm64(&s)) == CF_OK, "insert into B");
+	/* a few values in both: stored once (multiset union) */
+	for (uint64_t i = 0; i < 100; i++)
+		CHECK(cf_insert(&B.cf, ia[i]) == CF_OK, "insert shared value into B");
+	fa = gfpr(&A.cf, 999, 100000);
+	fb = gfpr(&B.cf, 999, 100000);
+	CHECK(cf_union_into(&A.cf, &X.cf) == CF_SHAPE_MISMATCH, "union of different creation shapes accepted");
+	{
+		/* small into large, and large into small */
+		size_t		blen = B.cf.len;
+		uint8_t    *bcopy = malloc(blen);
+		cf_filter	B2;
+
+		CHECK(bcopy, "out of memory");
+		memcpy(bcopy, B.cf.buf, blen);
+		cf_open(&B2, bcopy, blen);
+		st = cf_union_into(&B2, &A.cf);
+		CHECK(st == CF_OK, "union large into small: %s", stname(st));
+		for (uint64_t i = 0; i < na; i++)
+			CHECK(cf_contains(&B2, ia[i]), "false negative of A's item %llu in B u A", (unsigned long long) i);
+		for (uint64_t i = 0; i < nb; i++)
+			CHECK(cf_contains(&B2, ib[i]), "false negative of B's item %llu in B u A", (unsigned long long) i);
+		CHECK(cf_validate(B2.buf, B2.len, NULL, 0), "B u A invalid");
+		free(B2.buf);
+	}
+	st = cf_union_into(&A.cf, &B.cf);
+	CHECK(st == CF_OK, "union: %s", stname(st));
+	REQUIRE(gvalid(&A, "after the union"));
+	for (uint64_t i = 0; i < na; i++)
+		CHECK(cf_contains(&A.cf, ia[i]), "false negative of A's item %llu", (unsigned long long) i);
+	for (uint64_t i = 0; i < nb; i++)
+		CHECK(cf_contains(&A.cf, ib[i]), "false negative of B's item %llu", (unsigned long long) i);
+	fu = gfpr(&A.cf, 999, 100000);
+	CHECK(fu <= fa + fb + 0.002, "union fpr %.5f above the sum of the operands' %.5f + %.5f", fu, fa, fb);
+	t_set_note("|A| %llu, |B| %llu: fpr A %.5f, B %.5f, union %.5f; union m %u",
+			   (unsigned long long) na, (unsigned long long) nb, fa, fb, fu, A.cf.m);
+done:
+	t_end("union: grown filters of one creation shape (both directions), FN 0");
+	free(A.cf.buf);
+	free(B.cf.buf);
+	free(X.cf.buf);
+	free(ia);
+	free(ib);
+}
+
+/* ---- compaction after deletes ---- */
+static void
+test_compact(void)
+{
+	gfilt		G = {0};
+	uint64_t	s = 4242;
+	uint64_t	n = 100000,
+				kept = 10000;
+	uint64_t   *it = malloc(n * 8);
+	uint8_t    *dst = NULL;
+	size_t		len;
+	cf_filter	D;
+	double		f0,
+				f1;
+	uint32_t	m0;
+	cf_status	st;
+
+	t_begin();
+	CHECK(it, "out of memory");
+	REQUIRE(ggrowing(&G, 1000, 0.01));
+	for (uint64_t i = 0; i < n; i++)
+		CHECK(cf_insert(&G.cf, it[i] = sm64(&s)) == CF_OK, "insert");
+	for (uint64_t i = kept; i < n; i++)
+		CHECK(cf_remove(&G.cf, it[i]), "remove");
+	m0 = G.cf.m;
+	f0 = gfpr(&G.cf, 31337, 200000);
+	len = cf_compact_bytes(&G.cf);
+	CHECK(len > 0 && len < G.cf.len, "compact bytes %zu for a filter of %zu", len, G.cf.len);
+	dst = malloc(len);
+	CHECK(dst, "out of memory");
+	st = cf_compact_into(&G.cf, dst, len);
+	CHECK(st == CF_OK, "cf_compact_into: %s", stname(st));
+	CHECK(cf_validate(dst, len, NULL, 0), "compacted filter invalid");
+	cf_open(&D, dst, len);
+	for (uint64_t i = 0; i < kept; i++)
+		CHECK(cf_contains(&D, it[i]), "false negative after compaction: item %llu", (unsigned long long) i);
+	CHECK(cf_items(&D) == kept, "items %llu after compaction", (unsigned long long) cf_items(&D));
+	f1 = gfpr(&D, 31337, 200000);
+	CHECK(f1 <= f0 * 1.25 + 0.0005, "fpr rose from %.5f to %.5f", f0, f1);
+	{
+		cf_info		info;
+		double		load;
+
+		cf_get_info(&D, &info);
+		load = (double) info.entries / (4.0 * D.m);
+		CHECK(D.m == info.c || load > 0.89, "compacted to m = %u at load %.3f: not the smallest", D.m, load);
+		t_set_note("m %u -> %u buckets (load %.3f), fpr %.5f -> %.5f", m0, D.m, load, f0, f1);
+	}
+	/* it still grows */
+	for (uint64_t i = 0; i < 20000; i++)
+	{
+		uint64_t	h = sm64(&s);
+
+		CHECK(cf_insert(&D, h) == CF_OK, "insert after compaction");
+	}
+	for (uint64_t i = 0; i < kept; i++)
+		CHECK(cf_contains(&D, it[i]), "false negative after growing again");
+	CHECK(cf_validate(D.buf, D.len, NULL, 0), "invalid after growing again");
+	dst = D.buf;
+	CHECK(cf_compact_bytes(&(cf_filter) {.version = 1}) == 0, "compact bytes of a version-1 view");
+done:
+	t_end("compaction: grown 100x, 90% removed, compacted (FN 0, fpr kept, smallest m)");
+	free(G.cf.buf);
+	free(dst);
+	free(it);
+}
+
+/* ---- rotation of version-1 and version-2 filters ---- */
+static void
+test_rotate(bool from_v1)
+{
+	filt		F = {0};
+	gfilt		G = {0};
+	cf_filter	cur;
+	uint64_t	s = 5150;
+	uint64_t	gen_items[3][3000];
+	uint8_t    *owned = NULL;
+	char		name[96];
+
+	memset(&cur, 0, sizeof cur);
+	t_begin();
+	if (from_v1)
+	{
+		REQUIRE(fnew(&F, 1024, 4, 12, false, 500, CF_KIND_INTEGER, 0, 3800));
+		cur = F.cf;
+	}
+	else
+	{
+		REQUIRE(ggrowing(&G, 1000, 0.01));
+		cur = G.cf;
+	}
+	for (int i = 0; i < 3000; i++)
+		CHECK(cf_insert(&cur, gen_items[0][i] = sm64(&s)) == CF_OK, "insert gen 0");
+	for (int r = 1; r <= 2; r++)
+	{
+		size_t		len = cf_rotate_bytes(&cur, 2);
+		uint8_t    *nb = malloc(len);
+		cf_info		info;
+
+		CHECK(len && nb, "cf_rotate_bytes(2) = %zu", len);
+		cf_rotate(&cur, 2, nb);
+		CHECK(cf_validate(nb, len, NULL, 0), "rotation %d invalid", r);
+		free(cur.buf);			/* the source (inserts may have moved it) */
+		F.buf = NULL;
+		G.cf.buf = NULL;
+		owned = nb;
+		cf_open(&cur, nb, len);
+		CHECK(cf_version(&cur) == 2, "rotated filter is version %u", cf_version(&cur));
+		cf_get_info(&cur, &info);
+		CHECK(info.keep == 2 && info.generations == 2, "keep %u generations %u", info.keep, info.generations);
+		CHECK(info.gen_items[0] == 0, "new generation holds %llu items", (unsigned long long) info.gen_items[0]);
+		if (r == 1)
+		{
+			CHECK(info.gen_items[1] == 3000 && cf_items(&cur) == 3000, "items after the first rotation: %llu",
+				  (unsigned long long) cf_items(&cur));
+			for (int i = 0; i < 3000; i++)
+				CHECK(cf_contains(&cur, gen_items[0][i]), "generation 0 lost after one rotation with keep 2");
+			for (int i = 0; i < 3000; i++)
+			{
+				cf_status	st = cf_insert(&cur, gen_items[1][i] = sm64(&s));
+
+				CHECK(st == CF_OK || st == CF_OK_STASHED || (from_v1 && st == CF_FULL),
+					  "insert gen 1: %s", stname(st));
+				if (st == CF_FULL)
+					gen_items[1][i] = 0;
+			}
+		}
+		else
+		{
+			uint32_t	found0 = 0;
+
+			for (int i = 0; i < 3000; i++)
+				CHECK(!gen_items[1][i] || cf_contains(&cur, gen_items[1][i]), "generation 1 lost after its first rotation");
+			for (int i = 0; i < 3000; i++)
+				found0 += cf_contains(&cur, gen_items[0][i]);
+			CHECK(found0 < 300, "%u of 3000 dropped values still found", found0);
+			CHECK(cf_items(&cur) == info.gen_items[1], "items %llu vs generation counts",
+				  (unsigned long long) cf_items(&cur));
+			t_set_note("after 2 rotations (keep 2): generation 0 dropped (%u/3000 found), %llu items kept",
+					   found0, (unsigned long long) cf_items(&cur));
+		}
+	}
+	(void) gen_items[2];
+done:
+	snprintf(name, sizeof name, "rotate: %s filter, keep 2, twice", from_v1 ? "version-1" : "growing version-2");
+	t_end(name);
+	if (owned)
+		free(cur.buf);
+	else if (from_v1)
+		ffree(&F);
+	else
+		free(cur.buf);
+}
+
+/* ---- realloc hook refusing memory; size limit ---- */
+static void *
+null_realloc(void *buf, size_t n)
+{
+	(void) buf;
+	(void) n;
+	return NULL;
+}
+
+static void
+test_realloc_null(void)
+{
+	gfilt		G = {0};
+	uint64_t	s = 1;
+	uint8_t    *before = NULL;
+	size_t		blen = 0;
+	cf_status	st = CF_OK;
+	uint64_t	i;
+
+	t_begin();
+	REQUIRE(ggrowing(&G, 100, 0.01));
+	cf_realloc_hook = null_realloc;
+	for (i = 0; i < 100000; i++)
+	{
+		uint64_t	h = sm64(&s);
+
+		free(before);
+		blen = G.cf.len;
+		before = malloc(blen);
+		CHECK(before, "out of memory");
+		memcpy(before, G.cf.buf, blen);
+		st = cf_insert(&G.cf, h);
+		if (st != CF_OK)
+			break;
+	}
+	cf_realloc_hook = NULL;
+	CHECK(st == CF_FULL, "insert with a refusing hook: %s after %llu", stname(st), (unsigned long long) i);
+	CHECK(G.cf.len == blen && memcmp(before, G.cf.buf, blen) == 0, "a refused growth changed the filter");
+	REQUIRE(gvalid(&G, "after a refused growth"));
+	CHECK(cf_insert(&G.cf, sm64(&s)) == CF_OK, "insert with the default realloc");
+	t_set_note("refused at insert %llu (m = %u)", (unsigned long long) i, G.cf.m);
+done:
+	cf_realloc_hook = NULL;
+	t_end("growth: a realloc hook returning NULL gives CF_FULL and an unchanged, valid filter");
+	free(G.cf.buf);
+	free(before);
+}
+
+static void
+test_size_limit(void)
+{
+	gfilt		G = {0};
+	uint64_t	s = 2;
+	uint64_t   *it = malloc(200000 * 8);
+	uint64_t	n = 0;
+	uint64_t	old = cf_v2_limit_bytes;
+	cf_status	st = CF_OK;
+
+	t_begin();
+	CHECK(it, "out of memory");
+	REQUIRE(ggrowing(&G, 100, 0.01));
+	cf_v2_limit_bytes = 40000;
+	while (n < 200000)
+	{
+		it[n] = sm64(&s);
+		st = cf_insert(&G.cf, it[n]);
+		if (st == CF_FULL)
+			break;
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "insert: %s", stname(st));
+		n++;
+	}
+	CHECK(st == CF_FULL, "no CF_FULL under a 40000-byte limit");
+	CHECK(G.cf.len <= 40000, "length %zu over the limit", G.cf.len);
+	REQUIRE(gvalid(&G, "at the size limit"));
+	for (uint64_t i = 0; i < n; i++)
+		CHECK(cf_contains(&G.cf, it[i]), "false negative at the size limit");
+	t_set_note("full at %llu items, %zu bytes, load %.3f", (unsigned long long) n, G.cf.len,
+			   (double) n / (4.0 * G.cf.m));
+done:
+	cf_v2_limit_bytes = old;
+	t_end("growth: at the size limit inserts fail with CF_FULL (limit lowered to 40000 bytes)");
+	free(G.cf.buf);
+	free(it);
+}
+
+/* ---- the validator on version-2 bytes ---- */
+static void
+test_validate_v2(void)
+{
+	gfilt		G = {0};
+	uint64_t	s = 3;
+	uint8_t    *m = NULL;
+	size_t		len;
+	int			rejected = 0,
+				cases = 0;
+
+	t_begin();
+	{
+		cf_params	p = gparams(64, 8, 9, 2, 2);
+
+		REQUIRE(gnew(&G, &p));
+	}
+	for (int i = 0; i < 600; i++)
+		CHECK(cf_insert(&G.cf, sm64(&s)) == CF_OK, "insert");
+	{
+		size_t		rl = cf_rotate_bytes(&G.cf, 2);
+		uint8_t    *nb = malloc(rl);
+
+		cf_rotate(&G.cf, 2, nb);
+		free(G.cf.buf);
+		cf_open(&G.cf, nb, rl);
+	}
+	for (int i = 0; i < 300; i++)
+		CHECK(cf_insert(&G.cf, sm64(&s)) == CF_OK, "insert");
+	REQUIRE(gvalid(&G, "before mutation"));
+	len = G.cf.len;
+	m = malloc(len);
+	CHECK(m, "out of memory");
+
+	/* every header field, set to values that break a rule */
+#define MUT(off, width, val) do { \
+		memcpy(m, G.cf.buf, len); \
+		ref_put_field(m, (off), (width), (val)); \
+		cases++; \
+		CHECK(!ref_v2_valid(m, len, NULL), "reference validator accepts a mutation at offset %d", (int) (off)); \
+		if (!cf_validate(m, len, NULL, 0)) rejected++; \
+		else FAIL("mutation at offset %d to %llu accepted", (int) (off), (unsigned long long) (val)); \
+		CHECK(cf_check_header(m, len, NULL, 0) || !cf_validate(m, len, NULL, 0), "header check weaker"); \
+	} while (0)
+	MUT(CF_V2_OFF_MAGIC, 4, 0x4F4F4B44);
+	MUT(CF_V2_OFF_VERSION, 1, 3);
+	MUT(CF_V2_OFF_BUCKET_SIZE, 1, 2);
+	MUT(CF_V2_OFF_BUCKET_SIZE, 1, 5);
+	MUT(CF_V2_OFF_FP_BITS, 1, 3);
+	MUT(CF_V2_OFF_FP_BITS, 1, 22);
+	MUT(CF_V2_OFF_FP_BITS, 1, 9);
+	MUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS | CF_FLAG_SEMISORT);
+	MUT(CF_V2_OFF_FLAGS, 1, 0);
+	MUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS | CF_FLAG_VICTIM);
+	MUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS | 0x80);
+	MUT(CF_V2_OFF_KIND, 2, CF_KIND_MAX + 1);
+	MUT(CF_V2_OFF_KIND, 2, CF_KIND_ANY);
+	MUT(CF_V2_OFF_KIND, 2, CF_KIND_OTHER);
+	MUT(CF_V2_OFF_TAIL_BITS, 1, 0);
+	MUT(CF_V2_OFF_TAIL_BITS, 1, 16);
+	MUT(CF_V2_OFF_TAIL_BITS, 1, 8);
+	MUT(CF_V2_OFF_GEN_BITS, 1, 3);
+	MUT(CF_V2_OFF_GEN_BITS, 1, 1);
+	MUT(CF_V2_OFF_GEN_BITS, 1, 9);
+	MUT(CF_V2_OFF_TYPE_TAG, 4, 7);
+	MUT(CF_V2_OFF_NUM_BUCKETS, 4, G.cf.m + 1);
+	MUT(CF_V2_OFF_NUM_BUCKETS, 4, G.cf.m - 1);
+	MUT(CF_V2_OFF_NUM_BUCKETS, 4, 0);
+	MUT(CF_V2_OFF_MAX_KICKS, 4, CF_MAX_KICKS_LIMIT + 1);
+	MUT(CF_V2_OFF_ITEMS, 8, cf_items(&G.cf) + 1);
+	MUT(CF_V2_OFF_ITEMS, 8, cf_items(&G.cf) - 1);
+	MUT(CF_V2_OFF_CAPACITY, 8, 0);
+	MUT(CF_V2_OFF_CAPACITY, 8, 64 * 4 + 1);
+	MUT(CF_V2_OFF_VICTIM_BUCKET, 4, 1);
+	MUT(CF_V2_OFF_VICTIM_SLOT, 4, 1);
+	MUT(CF_V2_OFF_MANTISSA, 2, 0);
+	MUT(CF_V2_OFF_MANTISSA, 2, 32);
+	MUT(CF_V2_OFF_MANTISSA, 2, 256);
+	MUT(CF_V2_OFF_CUR_GEN, 1, 4);
+	MUT(CF_V2_OFF_CUR_GEN, 1, (G.cf.buf[CF_V2_OFF_CUR_GEN] + 1) & 3);
+	MUT(CF_V2_OFF_KEEP, 1, 0);
+	MUT(CF_V2_OFF_KEEP, 1, 4);
+	MUT(CF_V2_OFF_INITIAL_BUCKETS, 4, 65);
+	MUT(CF_V2_OFF_INITIAL_BUCKETS, 4, 128);
+	MUT(CF_V2_OFF_INITIAL_BUCKETS, 4, 0);
+	MUT(CF_V2_OFF_ENTRIES, 8, cf_items(&G.cf) - 1);
+	{
+		cf_info		info;
+
+		cf_get_info(&G.cf, &info);
+		MUT(CF_V2_OFF_ENTRIES, 8, info.entries + 1);
+		MUT(CF_V2_OFF_ENTRIES, 8, info.entries - 1);
+		/* generation counts: moved between generations, or into a dropped one */
+		memcpy(m, G.cf.buf, len);
+		{
+			uint32_t	cg = info.cur_gen;
+			uint8_t    *g0 = m + CF_V2_HEADER_SIZE + 8 * cg;
+			uint8_t    *g2 = m + CF_V2_HEADER_SIZE + 8 * ((cg + 2) & 3);
+
+			ref_put64(g2, ref_get64(g0));
+			ref_put64(g0, 0);
+			cases++;
+			if (!cf_validate(m, len, NULL, 0))
+				rejected++;
+			else
+				FAIL("items of a dropped generation accepted");
+		}
+	}
+	/* length */
+	cases++;
+	if (!cf_validate(G.cf.buf, len - 1, NULL, 0) && !cf_check_header(G.cf.buf, len - 1, NULL, 0))
+		rejected++;
+	else
+		FAIL("short value accepted");
+
+	/* slots: zero fingerprint, zero tail, dropped generation, unknown entry */
+	{
+		cf_filter	V;
+		uint32_t	w = G.cf.w;
+		uint64_t	pos = 0;
+
+		/* find an occupied slot */
+		for (pos = 0; pos < (uint64_t) G.cf.m * 4 * w; pos += w)
+			if (ref_get_bits(G.cf.data, pos, w))
+				break;
+		CHECK(pos < (uint64_t) G.cf.m * 4 * w, "no occupied slot");
+		for (int kind = 0; kind < 5; kind++)
+		{
+			uint32_t	e;
+
+			memcpy(m, G.cf.buf, len);
+			cf_open(&V, m, len);
+			e = (uint32_t) ref_get_bits(V.data, pos, w);
+			switch (kind)
+			{
+				case 0:
+					e &= ~(uint32_t) 0xFF;	/* fingerprint 0 */
+					break;
+				case 1:
+					e &= ~((uint32_t) 0x1FF << 8);	/* tail 0 */
+					break;
+				case 2:
+					e = (e & 0x1FFFF) | ((uint32_t) ((m[CF_V2_OFF_CUR_GEN] + 2) & 3) << 17);	/* age 2 >= keep */
+					break;
+				case 3:
+					e = 0;		/* entry lost: count disagrees */
+					break;
+				case 4:
+					/* a byte of padding */
+					m[len - 1] = 1;
+					break;
+			}
+			if (kind != 4)
+				ref_set_bits(V.data, pos, w, e);
+			cases++;
+			if (!cf_validate(m, len, NULL, 0))
+				rejected++;
+			else
+				FAIL("slot corruption %d accepted", kind);
+		}
+	}
+	t_set_note("%d of %d mutations rejected", rejected, cases);
+done:
+	t_end("validate: version-2 header fields and slots, each broken rule rejected");
+	free(G.cf.buf);
+	free(m);
+}
+
+/* ---- parameters ---- */
+static void
+test_params_v2(void)
+{
+	cf_params	p,
+				q;
+	char		err[256];
+
+	t_begin();
+	CHECK(cf_params_growing(1000, 0.01, 500, &p, err, sizeof err), "growing params: %s", err);
+	CHECK(p.expansion == 2 && p.tail_bits == CF_V2_TAIL_BITS && p.bucket_size == 4 &&
+		  (int) p.fp_bits == cf_fp_bits_for_fpr(0.01, 4) - 4, "growing params f %u t %u", p.fp_bits, p.tail_bits);
+	q = p;
+	q.bucket_size = 8;
+	err[0] = 0;
+	CHECK(!cf_check_params(&q, err, sizeof err) && strstr(err, "bucket size 4"), "b = 8 growing accepted: %s", err);
+	q = p;
+	q.semisort = true;
+	CHECK(!cf_check_params(&q, err, sizeof err), "semi-sorted growing accepted");
+	q = p;
+	q.expansion = 3;
+	CHECK(!cf_check_params(&q, err, sizeof err) && strstr(err, "0 (fixed) or 2"), "expansion 3: %s", err);
+	q = p;
+	q.tail_bits = 0;
+	CHECK(!cf_check_params(&q, err, sizeof err), "growing without tail accepted");
+	q = p;
+	q.gen_bits = 9;
+	CHECK(!cf_check_params(&q, err, sizeof err), "g = 9 accepted");
+	q = p;
+	q.fp_bits = 20;
+	q.gen_bits = 4;
+	CHECK(!cf_check_params(&q, err, sizeof err), "f + t + g = 33 accepted");
+	CHECK(!cf_params_growing(1000, 1e-12, 500, &p, err, sizeof err), "fpr 1e-12 accepted for a growing filter");
+	CHECK(!cf_params_growing(0, 0.01, 500, &p, err, sizeof err), "capacity 0 accepted");
+	/* version 1 bytes are unchanged by the new fields */
+	{
+		cf_params	v1 = ref_params(1024, 4, 12, false, 500, CF_KIND_INTEGER, 0, 3000);
+
+		CHECK(cf_init_bytes(&v1) == cf_total_bytes(1024, 4, 12, false), "cf_init_bytes of version 1");
+	}
+done:
+	t_end("params: growing shape, version-2 rules (b = 4 plain, expansion 0 or 2, bit budget)");
+}
+
+void
+run_growth_tests(void)
+{
+	test_params_v2();
+	test_growth(10, 1000, 0.01);
+	test_growth(1000, 1000, 0.01);
+	test_growth(1000, 100, 0.001);
+	test_stress(6, 9, 0, 0, 32, 300000, 1);
+	test_stress(4, 3, 3, 4, 32, 150000, 2);
+	test_stress(4, 3, 3, 4, 32, 150000, 3);
+	test_stress(6, 9, 3, 4, 256, 300000, 4);
+	test_stress(5, 6, 0, 0, 32, 100000, 5);
+	test_union_grown();
+	test_compact();
+	test_rotate(true);
+	test_rotate(false);
+	test_realloc_null();
+	test_size_limit();
+	test_validate_v2();
+}
