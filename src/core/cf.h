@@ -111,6 +111,11 @@ typedef struct cf_filter
 				p2_low[2],
 				p2_high[2],
 				p2_mask[2];
+	/* the same for the tails (w <= 16): every tail field, its low t-1 bits,
+	 * its bit t-1 */
+	uint64_t	p2_tails,
+				p2_tlow,
+				p2_thigh;
 } cf_filter;
 
 /*
