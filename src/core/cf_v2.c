@@ -170,6 +170,8 @@ slot_with_gen(const cf_filter *cf, uint32_t e, uint32_t gen)
 {
 	uint32_t	sh = cf->f + cf->t;
 
+	if (cf->g == 0)
+		return e;				/* no field (and sh may be 32) */
 	return (e & ~(cf->gmask << sh)) | (gen << sh);
 }
 
@@ -470,7 +472,8 @@ split_forms(const cf_filter *cf, uint32_t e, uint32_t p, uint32_t j, uint32_t *b
 		fm[0] = fm[1] = e;
 		return 2;
 	}
-	fm[0] = (e & (cf->fp_mask | (cf->gmask << (cf->f + cf->t)))) |
+	/* the generation field: none if g = 0 (then f + t may be 32) */
+	fm[0] = (e & (cf->fp_mask | (cf->g ? cf->gmask << (cf->f + cf->t) : 0))) |
 		(((UINT32_C(1) << (s - 1)) | ((tail ^ (UINT32_C(1) << s)) >> 1)) << cf->f);
 	bk[0] = (tail & 1) ? j : p;
 	return 1;
