@@ -111,8 +111,10 @@ typedef struct cf_filter
 				p2_low[2],
 				p2_high[2],
 				p2_mask[2];
-	/* the same for the tails (w <= 16): every tail field, its low t-1 bits,
-	 * its bit t-1 */
+	/* v2 probe word (b = 4, w <= 28; cf_v2.c, word_at): the slots one 64-bit
+	 * load holds, 4 if w <= 16, else 2; lo_ones, hi_bits and bucket_mask
+	 * above are its bit 0 and bit f-1 of each slot and its bits; these its
+	 * tail fields, their low t-1 bits, their bit t-1 (t > 0) */
 	uint64_t	p2_tails,
 				p2_tlow,
 				p2_thigh;
