@@ -1465,11 +1465,12 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 }
 
 /* Each common shape has its own copy of the lookup, so that the compiler
- * keeps it in registers; cf2_contains only jumps to it. */
+ * keeps it in registers; w <= 16 (the shape of target 0.01 and above) is
+ * cf2_contains itself, the others are jumped to. */
 static CF_NOINLINE bool
-contains2_w16(const cf_filter *cf, uint64_t h)
+contains2_any(const cf_filter *cf, uint64_t h)
 {
-	return contains2_at(cf, h, CF_SHAPE_W16);
+	return contains2_at(cf, h, CF_SHAPE_ANY);
 }
 
 static CF_NOINLINE bool
@@ -1481,9 +1482,11 @@ contains2_w28(const cf_filter *cf, uint64_t h)
 bool
 cf2_contains(const cf_filter *cf, uint64_t h)
 {
+	if (cf->w <= 16 && cf->b == 4)
+		return contains2_at(cf, h, CF_SHAPE_W16);
 	if (cf->b == 4 && cf->w <= 28)
-		return cf->w <= 16 ? contains2_w16(cf, h) : contains2_w28(cf, h);
-	return contains2_at(cf, h, CF_SHAPE_ANY);
+		return contains2_w28(cf, h);
+	return contains2_any(cf, h);
 }
 
 void
