@@ -170,6 +170,8 @@ slot_with_gen(const cf_filter *cf, uint32_t e, uint32_t gen)
 {
 	uint32_t	sh = cf->f + cf->t;
 
+	if (cf->g == 0)
+		return e;				/* no field (and sh may be 32) */
 	return (e & ~(cf->gmask << sh)) | (gen << sh);
 }
 
@@ -470,7 +472,8 @@ split_forms(const cf_filter *cf, uint32_t e, uint32_t p, uint32_t j, uint32_t *b
 		fm[0] = fm[1] = e;
 		return 2;
 	}
-	fm[0] = (e & (cf->fp_mask | (cf->gmask << (cf->f + cf->t)))) |
+	/* the generation field: none if g = 0 (then f + t may be 32) */
+	fm[0] = (e & (cf->fp_mask | (cf->g ? cf->gmask << (cf->f + cf->t) : 0))) |
 		(((UINT32_C(1) << (s - 1)) | ((tail ^ (UINT32_C(1) << s)) >> 1)) << cf->f);
 	bk[0] = (tail & 1) ? j : p;
 	return 1;
@@ -1198,12 +1201,10 @@ typedef struct probe4
 	cf_u128		fpx,			/* fp in every fingerprint field */
 				lo,
 				hi,
-				mask;			/* the 4w bits of a bucket */
-	uint32_t	w,
-				f,
-				tmask,
-				smask,
-				fp;
+				mask,			/* the 4w bits of a bucket */
+				tone;			/* bit f of each slot: bit 0 of its tail */
+	uint32_t	t,
+				tmask;
 } probe4;
 
 static CF_ALWAYS_INLINE cf_u128
@@ -1232,22 +1233,40 @@ probe4_setup(cf_filter *cf)
 	u128_put(cf->p2_low, ones * ((UINT64_C(1) << (cf->f - 1)) - 1));
 	u128_put(cf->p2_high, ones << (cf->f - 1));
 	u128_put(cf->p2_mask, (((cf_u128) 1) << (4 * cf->w)) - 1);
-	cf->lo_ones = cf->p2_ones[0];
-	cf->bucket_mask = cf->p2_mask[0];
+	if (cf->w > 28)
+		return;
+	/* the probe word (word_at) */
+	if (cf->w <= 16)
+	{
+		cf->lo_ones = cf->p2_ones[0];
+		cf->bucket_mask = cf->p2_mask[0];
+	}
+	else
+	{
+		cf->lo_ones = 1 | (UINT64_C(1) << cf->w);
+		cf->bucket_mask = (UINT64_C(1) << (2 * cf->w)) - 1;
+	}
+	cf->hi_bits = cf->lo_ones << (cf->f - 1);
+	if (cf->t > 0)
+	{
+		cf->p2_tails = cf->lo_ones * ((uint64_t) cf->tmask << cf->f);
+		cf->p2_tlow = cf->lo_ones * (((UINT64_C(1) << (cf->t - 1)) - 1) << cf->f);
+		cf->p2_thigh = cf->lo_ones << (cf->f + cf->t - 1);
+	}
 }
 
 static CF_ALWAYS_INLINE void
 probe4_init(probe4 *P, const cf_filter *cf, uint32_t fp)
 {
-	P->w = cf->w;
-	P->f = cf->f;
+	cf_u128		ones = u128_of(cf->p2_ones);
+
+	P->t = cf->t;
 	P->tmask = cf->tmask;
-	P->smask = cf->slot_mask;
-	P->fp = fp;
-	P->fpx = u128_of(cf->p2_ones) * fp;
+	P->fpx = ones * fp;
 	P->lo = u128_of(cf->p2_low);
 	P->hi = u128_of(cf->p2_high);
 	P->mask = u128_of(cf->p2_mask);
+	P->tone = ones << cf->f;
 }
 
 static CF_ALWAYS_INLINE cf_u128
@@ -1267,73 +1286,155 @@ probe4_fp(const probe4 *P, cf_u128 v)
 	return ~(((x & P->lo) + P->lo) | x) & P->hi;
 }
 
-/* The same for a bucket of at most 64 bits (w <= 16): with its bit offset it
- * fits one 64-bit load (4w <= 57, or 4w = 60 at offsets 0 and 4, or 64 at 0). */
-static CF_NOINLINE bool
-probe4_tails64(uint64_t v, uint64_t z, uint32_t ahi, uint32_t w, uint32_t f, uint32_t tmask)
+/*
+ * A probe word: the slots of a bucket that one 64-bit load at any bit offset
+ * holds, four when w <= 16 (4w <= 64: 4w <= 57, or 4w = 60 at offsets 0
+ * and 4, or 64 at 0, as the bucket offsets 4w * i fall), two when
+ * w <= 28 (2w + 7 <= 63).  lo_ones, hi_bits and bucket_mask: bit 0 and bit
+ * f-1 of each of its slots, its bits.
+ */
+static CF_ALWAYS_INLINE uint64_t
+word_at(const cf_filter *cf, const uint8_t *d, uint64_t pos)
 {
-	for (uint32_t j = 0; j < 4; j++)
-	{
-		uint32_t	tail;
-
-		if (!((z >> (j * w + f - 1)) & 1))
-			continue;
-		tail = (uint32_t) (v >> (j * w + f)) & tmask;
-		if (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0)
-			return true;
-	}
-	return false;
+	return (load_le64(d + (pos >> 3)) >> (pos & 7)) & cf->bucket_mask;
 }
 
-/* Whether one of the slots marked in z also matches on its tail. */
-static CF_NOINLINE bool
+/* Slots of the word whose fingerprint is fpx's (fp in every field), as bit
+ * f-1 of their fields: the exact zero-field test ~(((x & L) + L) | x) & H. */
+static CF_ALWAYS_INLINE uint64_t
+word_fp(const cf_filter *cf, uint64_t v, uint64_t fpx)
+{
+	uint64_t	x = v ^ fpx,
+				low = cf->hi_bits - cf->lo_ones;
+
+	return ~(((x & low) + low) | x) & cf->hi_bits;
+}
+
+/*
+ * Tail test of the slots of a probe word v at once.  A slot's tail 2^s | spare matches the address bits
+ * ahi when d = tail XOR ahi has no set bit below s, that is when the low
+ * mask d XOR (d - 1) (the bits up to d's lowest set bit; all ones if d = 0)
+ * covers the tail: tail AND NOT (d XOR (d - 1)) = 0.  d - 1 is taken in
+ * every tail field at once, with a guard bit set just above each field (bit
+ * f + t of the slot, outside every tail field; the top slot's may fall off
+ * bit 63, where a borrow is lost harmlessly) to stop a borrow; then the
+ * exact zero-field test of each field.  z: the slots whose fingerprint
+ * matched (bit f-1 of each), moved to bit f+t-1.  Nonzero: a slot matches.
+ */
+static CF_ALWAYS_INLINE uint64_t
+probe4_tails_swar(const cf_filter *cf, uint64_t v, uint64_t z, uint32_t ahi)
+{
+	uint64_t	tm = cf->p2_tails;
+	uint64_t	ones = cf->lo_ones;
+	uint64_t	tl = v & tm;
+	uint64_t	d = tl ^ ((uint64_t) (ahi & cf->tmask) * (ones << cf->f));
+	uint64_t	dg = d | (ones << (cf->f + cf->t));
+	uint64_t	x = tl & ~(dg ^ (dg - (ones << cf->f)));
+	uint64_t	low = cf->p2_tlow;
+
+	return ~(((x & low) + low) | x) & cf->p2_thigh & (z << cf->t);
+}
+
+/* The same over a bucket of up to 120 bits (w <= 30) read as 128 bits;
+ * every guard bit (at most bit 3w + f + t < 4w) is inside the word.  t > 0. */
+static CF_ALWAYS_INLINE cf_u128
 probe4_tails(const probe4 *P, cf_u128 v, cf_u128 z, uint32_t ahi)
 {
-	for (uint32_t j = 0; j < 4; j++)
-	{
-		uint32_t	e,
-					tail;
+	cf_u128		tails = P->tone * P->tmask,
+				low = P->tone * (P->tmask >> 1);
+	cf_u128		tl = v & tails;
+	cf_u128		d = tl ^ ((cf_u128) (ahi & P->tmask) * P->tone);
+	cf_u128		dg = d | (P->tone << P->t);
+	cf_u128		x = tl & ~(dg ^ (dg - P->tone));
 
-		if (!((z >> (j * P->w + P->f - 1)) & 1))
-			continue;
-		e = (uint32_t) (v >> (j * P->w)) & P->smask;
-		tail = (e >> P->f) & P->tmask;
-		if (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0)
-			return true;
-	}
-	return false;
+	return ~(((x & low) + low) | x) & (P->tone << (P->t - 1)) & (z << P->t);
 }
 #endif
 
-static CF_ALWAYS_INLINE bool
-contains2_at(const cf_filter *cf, const v2_hash *v)
+/* shape: CF_SHAPE_ANY (tested here), or a shape the caller has tested */
+#define CF_SHAPE_ANY	0
+#define CF_SHAPE_W16	1		/* b = 4, w <= 16 */
+#define CF_SHAPE_W28	2		/* b = 4, 16 < w <= 28 */
+
+/* The victim's test, apart: the fast paths then need not keep the value's
+ * parts alive past their bucket tests. */
+static CF_NOINLINE bool
+victim_matches_h(const cf_filter *cf, uint64_t h)
 {
+	v2_hash		v;
 	uint32_t	r1,
 				r2,
-				i1 = locate2(cf, v->q, v->a, &r1),
-				i2 = locate2(cf, v->q2, v->a2, &r2);
+				i1,
+				i2;
+
+	v2_parts(cf, h, &v);
+	i1 = locate2(cf, v.q, v.a, &r1);
+	i2 = locate2(cf, v.q2, v.a2, &r2);
+	return victim_matches2(cf, &v, i1, r1, i2, r2);
+}
+
+static CF_ALWAYS_INLINE bool
+contains2_at(const cf_filter *cf, uint64_t h, int shape)
+{
+	v2_hash		vh,
+			   *v = &vh;
+	uint32_t	r1,
+				r2,
+				i1,
+				i2;
 	uint32_t	hit;
 
-	if (cf->b == 4 && cf->w <= 16)
+	v2_parts(cf, h, v);
+	i1 = locate2(cf, v->q, v->a, &r1);
+	i2 = locate2(cf, v->q2, v->a2, &r2);
+	if (shape != CF_SHAPE_ANY || (cf->b == 4 && cf->w <= 28))
 	{
+		/* w <= 16: a bucket is one probe word; w <= 28: two, of two slots */
 		const uint8_t *d = cf->data;
 		uint64_t	p1 = (uint64_t) i1 * cf->bucket_bits,
 					p2 = (uint64_t) i2 * cf->bucket_bits;
-		uint64_t	fpx = v->fp * cf->lo_ones,
-					low = cf->p2_low[0],
-					high = cf->p2_high[0];
-		uint64_t	w1 = (load_le64(d + (p1 >> 3)) >> (p1 & 7)) & cf->bucket_mask,
-					w2 = (load_le64(d + (p2 >> 3)) >> (p2 & 7)) & cf->bucket_mask;
-		uint64_t	x1 = w1 ^ fpx,
-					x2 = w2 ^ fpx;
-		uint64_t	z1 = ~(((x1 & low) + low) | x1) & high,
-					z2 = ~(((x2 & low) + low) | x2) & high;
+		uint64_t	fpx = v->fp * cf->lo_ones;
+		uint64_t	w1 = word_at(cf, d, p1),
+					w2 = word_at(cf, d, p2);
+		uint64_t	z1 = word_fp(cf, w1, fpx),
+					z2 = word_fp(cf, w2, fpx);
+		uint32_t	ahi1,
+					ahi2;
 
-		if ((z1 | z2) != 0 &&
-			((z1 && probe4_tails64(w1, z1, v->a >> r1, cf->w, cf->f, cf->tmask)) ||
-			 (z2 && probe4_tails64(w2, z2, v->a2 >> r2, cf->w, cf->f, cf->tmask))))
-			return true;
-		return victim_in_use(cf) && victim_matches2(cf, v, i1, r1, i2, r2);
+		if (shape == CF_SHAPE_W16 || (shape == CF_SHAPE_ANY && cf->w <= 16))
+		{
+			if ((z1 | z2) != 0)
+			{
+				if (cf->t == 0)
+					return true;
+				ahi1 = v->a >> r1;
+				ahi2 = v->a2 >> r2;
+				if ((probe4_tails_swar(cf, w1, z1, ahi1) |
+					 probe4_tails_swar(cf, w2, z2, ahi2)) != 0)
+					return true;
+			}
+		}
+		else
+		{
+			uint64_t	w1b = word_at(cf, d, p1 + 2 * cf->w),
+						w2b = word_at(cf, d, p2 + 2 * cf->w);
+			uint64_t	z1b = word_fp(cf, w1b, fpx),
+						z2b = word_fp(cf, w2b, fpx);
+
+			if ((z1 | z2 | z1b | z2b) != 0)
+			{
+				if (cf->t == 0)
+					return true;
+				ahi1 = v->a >> r1;
+				ahi2 = v->a2 >> r2;
+				if ((probe4_tails_swar(cf, w1, z1, ahi1) |
+					 probe4_tails_swar(cf, w1b, z1b, ahi1) |
+					 probe4_tails_swar(cf, w2, z2, ahi2) |
+					 probe4_tails_swar(cf, w2b, z2b, ahi2)) != 0)
+					return true;
+			}
+		}
+		return victim_in_use(cf) && victim_matches_h(cf, h);
 	}
 #if defined(__SIZEOF_INT128__)
 	if (cf->b == 4 && cf->w <= 30)
@@ -1348,8 +1449,8 @@ contains2_at(const cf_filter *cf, const v2_hash *v)
 		z1 = probe4_fp(&P, b1);
 		z2 = probe4_fp(&P, b2);
 		if ((z1 | z2) != 0 &&
-			((z1 && probe4_tails(&P, b1, z1, v->a >> r1)) ||
-			 (z2 && probe4_tails(&P, b2, z2, v->a2 >> r2))))
+			(cf->t == 0 ||
+			 (probe4_tails(&P, b1, z1, v->a >> r1) | probe4_tails(&P, b2, z2, v->a2 >> r2)) != 0))
 			return true;
 		return victim_in_use(cf) && victim_matches2(cf, v, i1, r1, i2, r2);
 	}
@@ -1363,13 +1464,29 @@ contains2_at(const cf_filter *cf, const v2_hash *v)
 	return hit != 0 || victim_matches2(cf, v, i1, r1, i2, r2);
 }
 
+/* Each common shape has its own copy of the lookup, so that the compiler
+ * keeps it in registers; w <= 16 (the shape of target 0.01 and above) is
+ * cf2_contains itself, the others are jumped to. */
+static CF_NOINLINE bool
+contains2_any(const cf_filter *cf, uint64_t h)
+{
+	return contains2_at(cf, h, CF_SHAPE_ANY);
+}
+
+static CF_NOINLINE bool
+contains2_w28(const cf_filter *cf, uint64_t h)
+{
+	return contains2_at(cf, h, CF_SHAPE_W28);
+}
+
 bool
 cf2_contains(const cf_filter *cf, uint64_t h)
 {
-	v2_hash		v;
-
-	v2_parts(cf, h, &v);
-	return contains2_at(cf, &v);
+	if (cf->w <= 16 && cf->b == 4)
+		return contains2_at(cf, h, CF_SHAPE_W16);
+	if (cf->b == 4 && cf->w <= 28)
+		return contains2_w28(cf, h);
+	return contains2_any(cf, h);
 }
 
 void
@@ -1391,8 +1508,7 @@ cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 			prefetch_bucket(cf, i1);
 			prefetch_bucket(cf, i2);
 		}
-		v2_parts(cf, h[j], &v);
-		out[j] = contains2_at(cf, &v);
+		out[j] = contains2_at(cf, h[j], CF_SHAPE_ANY);
 	}
 }
 

@@ -791,9 +791,159 @@ done:
 	t_end("params: growing shape, version-2 rules (b = 4 plain, expansion 0 or 2, bit budget)");
 }
 
+/* ---- lookups against a reading of FORMAT 13.4-13.5, at every probe shape ---- */
+
+/* contains(h) as docs/FORMAT.md 13.4 and 13.5 define it, slot by slot. */
+static bool
+ref_v2_contains(const uint8_t *buf, uint64_t h)
+{
+	ref_v2		v = ref_v2_geom(buf);
+	uint32_t	fp = 1 + (uint32_t) (((uint64_t) (uint32_t) h * ((UINT64_C(1) << v.f) - 1)) >> 32);
+	uint32_t	q = (uint32_t) (((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32) * v.c >> 32);
+	uint64_t	G = fp * UINT64_C(0xC2B2AE3D27D4EB4F);
+	uint32_t	qs[2],
+				as[2];
+
+	G ^= G >> 29;
+	qs[0] = q;
+	as[0] = (uint32_t) (h >> 32);
+	qs[1] = (uint32_t) (((((uint64_t) (uint32_t) G * v.c) >> 32) + v.c - q) % v.c);
+	as[1] = as[0] ^ (uint32_t) (G >> 32);
+	for (int x = 0; x < 2; x++)
+	{
+		uint64_t	i = (uint64_t) (as[x] & ((UINT64_C(1) << v.k) - 1)) * v.c + qs[x];
+		uint32_t	res = v.k;
+		bool		vic = (buf[CF_V2_OFF_FLAGS] & 0x02) != 0;
+
+		if (i < v.p)
+		{
+			res = v.k + 1;
+			i += (uint64_t) ((as[x] >> v.k) & 1) * ((uint64_t) v.c << v.k);
+		}
+		for (uint32_t j = 0; j <= v.b; j++)
+		{
+			uint32_t	e,
+						tail,
+						s;
+
+			if (j == v.b)
+			{
+				if (!vic || ref_get32(buf + CF_V2_OFF_VICTIM_BUCKET) != i)
+					break;
+				e = ref_get32(buf + CF_V2_OFF_VICTIM_SLOT);
+			}
+			else
+				e = ref_v2_slot(buf, &v, (uint32_t) i, j);
+			if ((e & ((UINT64_C(1) << v.f) - 1)) != fp)
+				continue;
+			if (v.t == 0)
+				return true;
+			tail = (e >> v.f) & ((UINT32_C(1) << v.t) - 1);
+			s = ref_v2_log2(tail);
+			if ((((uint64_t) as[x] >> res) & ((UINT64_C(1) << s) - 1)) ==
+				(tail & ((UINT32_C(1) << s) - 1)))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * cf_contains and cf_contains_many against ref_v2_contains, present and
+ * absent hashes, for slot widths 6 to 32 (the one-word probe, w <= 16; the
+ * two-word probe, w <= 28; the 128-bit probe, w <= 30; slot by slot), tails
+ * of 2 to 15 bits and none, with and without generation bits; small
+ * fingerprints so that many absent hashes reach the tail test.
+ */
+static void
+test_lookup_shapes(void)
+{
+	static const uint32_t shapes[][4] = {
+		/* f, t, g, expansion */
+		{4, 2, 0, 2}, {6, 9, 0, 2}, {7, 9, 0, 2}, {4, 12, 0, 2}, {5, 9, 2, 2},
+		{9, 9, 0, 2}, {6, 9, 3, 2}, {4, 15, 2, 2}, {13, 15, 0, 2}, {10, 15, 3, 2},
+		{14, 15, 0, 2}, {21, 0, 8, 0}, {15, 15, 0, 2}, {16, 15, 1, 2}, {17, 15, 0, 2},
+		{8, 0, 2, 0}, {20, 0, 8, 0}, {22, 0, 8, 0}, {4, 0, 0, 0}};
+	gfilt		G = {{0}};
+	int			shapes_run = 0;
+	uint64_t	probes = 0,
+				positives = 0;
+	bool	   *out = malloc(4096 * sizeof(bool)),
+			   *in = malloc(4096 * sizeof(bool));
+	uint64_t   *hs = malloc(4096 * sizeof(uint64_t));
+
+	t_begin();
+	CHECK(out && in && hs, "out of memory");
+	for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+	{
+		const uint32_t *sh = shapes[si];
+		cf_params	p = gparams(sh[3] ? 128 : 1024, sh[0], sh[1], sh[2], sh[3]);
+		uint64_t	s = 77 + si,
+					n = sh[3] ? 3000 : 3600,
+					stored = 0;
+		char		err[256] = "";
+
+		if (sh[3] == 0 && sh[1] == 0 && sh[2] == 0)
+			p.gen_bits = 1;		/* a version-2 value needs t or g */
+		if (!cf_check_params(&p, err, sizeof err))
+		{
+			/* a shape the rules refuse is not a probe shape to test */
+			FAIL("shape f %u t %u g %u refused: %s", sh[0], sh[1], p.gen_bits, err);
+			goto done;
+		}
+		REQUIRE(gnew(&G, &p));
+		CHECK(cf_version(&G.cf) == 2, "shape %zu is not version 2", si);
+		for (uint64_t i = 0; i < n; i++)
+		{
+			bool		ok = cf_insert(&G.cf, sm64(&s)) == CF_OK;
+
+			if (i < 4096)
+				in[i] = ok;
+			stored += ok;
+		}
+		REQUIRE(gvalid(&G, "after the inserts"));
+		CHECK(stored > n / 2, "shape %zu: %llu of %llu stored", si,
+			  (unsigned long long) stored, (unsigned long long) n);
+		for (int pass = 0; pass < 12; pass++)
+		{
+			/* pass 0: the inserted hashes; then absent ones */
+			uint64_t	ps = pass == 0 ? 77 + si : 1000 * (si + 1) + (uint64_t) pass;
+			size_t		nh = pass == 0 ? (size_t) (n < 4096 ? n : 4096) : 4096;
+
+			for (size_t j = 0; j < nh; j++)
+				hs[j] = sm64(&ps);
+			cf_contains_many(&G.cf, hs, nh, out);
+			for (size_t j = 0; j < nh; j++)
+			{
+				bool		want = ref_v2_contains(G.cf.buf, hs[j]);
+				bool		got = cf_contains(&G.cf, hs[j]);
+
+				CHECK(got == want && out[j] == want,
+					  "f %u t %u g %u (w %u, m %u): hash %zu of pass %d: cf_contains %d, cf_contains_many %d, FORMAT 13.5 %d",
+					  sh[0], sh[1], p.gen_bits, G.cf.w, G.cf.m, j, pass, got, out[j], want);
+				CHECK(pass > 0 || !in[j] || got, "false negative");
+				positives += want;
+				probes++;
+			}
+		}
+		free(G.cf.buf);
+		G.cf.buf = NULL;
+		shapes_run++;
+	}
+	t_set_note("%d shapes, %llu lookups, %llu positive", shapes_run,
+			   (unsigned long long) probes, (unsigned long long) positives);
+done:
+	t_end("lookups: cf_contains and cf_contains_many equal FORMAT 13.5 read slot by slot, w 6 to 32");
+	free(G.cf.buf);
+	free(out);
+	free(in);
+	free(hs);
+}
+
 void
 run_growth_tests(void)
 {
+	test_lookup_shapes();
 	test_params_v2();
 	test_growth(10, 1000, 0.01);
 	test_growth(1000, 1000, 0.01);
@@ -803,6 +953,8 @@ run_growth_tests(void)
 	test_stress(4, 3, 3, 4, 32, 150000, 3);
 	test_stress(6, 9, 3, 4, 256, 300000, 4);
 	test_stress(5, 6, 0, 0, 32, 100000, 5);
+	test_stress(4, 12, 0, 0, 32, 60000, 6);
+	test_stress(6, 9, 1, 1, 16, 60000, 7);
 	test_union_grown();
 	test_compact();
 	test_rotate(true);
