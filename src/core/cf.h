@@ -111,6 +111,11 @@ typedef struct cf_filter
 				p2_low[2],
 				p2_high[2],
 				p2_mask[2];
+	/* the same for the tails (w <= 16): every tail field, its low t-1 bits,
+	 * its bit t-1 */
+	uint64_t	p2_tails,
+				p2_tlow,
+				p2_thigh;
 } cf_filter;
 
 /*
@@ -219,6 +224,12 @@ extern uint32_t cf_version(const cf_filter *cf);
  * cf_check_params.  For version 1 it equals cf_total_bytes(). */
 extern uint64_t cf_init_bytes(const cf_params *p);
 
+/*
+ * cf_get_params on a version-2 filter gives its creation shape: num_buckets
+ * is the bucket count at creation (cf_info.initial_buckets), not the current
+ * cf->m, so that cf_init of it makes an empty filter that unions with it.
+ */
+
 /* What cuckoo_info reports beyond cf_get_params. */
 typedef struct cf_info
 {
@@ -243,7 +254,12 @@ extern void cf_get_info(const cf_filter *cf, cf_info *out);
  * last keep (the new one included) are dropped.  Works on version 1 and 2;
  * the result is version 2 (a fixed filter stays fixed: t = 0).
  * cf_rotate_bytes: the exact length of the result, 0 if keep is out of
- * range (1 .. CF_MAX_KEEP) or the result would exceed CF_MAX_BYTES.
+ * range (1 .. CF_MAX_KEEP), the result would exceed CF_MAX_BYTES, or the
+ * generation bits keep needs (the smallest g with 2^g > keep) do not fit the
+ * 32-bit slot beside f and t (f + t + g > 32: a version-1 filter with
+ * f = 32 cannot be rotated at all, one with f = 31 only with keep 1).
+ * Union of rotated filters needs the same g, cur_gen and keep (filters
+ * rotated in step); otherwise CF_SHAPE_MISMATCH.
  * cf_rotate writes the result into dst (that many bytes; src is not changed).
  */
 extern size_t cf_rotate_bytes(const cf_filter *src, uint32_t keep);
@@ -252,8 +268,12 @@ extern void cf_rotate(const cf_filter *src, uint32_t keep, void *dst);
 /*
  * Compaction of a version-2 filter: the smallest table that holds its
  * entries, without the keys (docs/DESIGN.md says where it cannot go).
- * cf_compact_bytes: exact length of the result; cf_compact_into writes it
- * (CF_OK, or CF_FULL if it did not fit: the host then keeps src).
+ * cf_compact_bytes: exact length of the result (0 for a version-1 filter:
+ * use cf_shrink_target / cf_rehash_into); cf_compact_into writes it (CF_OK,
+ * or CF_FULL if it did not fit: the host then keeps src; CF_SHAPE_MISMATCH
+ * for a version-1 src or a len other than cf_compact_bytes).  The result has
+ * src's header (creation shape, generations, items) and fewer or as many
+ * buckets.
  */
 extern size_t cf_compact_bytes(const cf_filter *src);
 extern cf_status cf_compact_into(const cf_filter *src, void *dst, size_t len);

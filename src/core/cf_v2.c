@@ -1234,6 +1234,12 @@ probe4_setup(cf_filter *cf)
 	u128_put(cf->p2_mask, (((cf_u128) 1) << (4 * cf->w)) - 1);
 	cf->lo_ones = cf->p2_ones[0];
 	cf->bucket_mask = cf->p2_mask[0];
+	if (cf->w <= 16 && cf->t > 0)
+	{
+		cf->p2_tails = cf->lo_ones * ((uint64_t) cf->tmask << cf->f);
+		cf->p2_tlow = cf->lo_ones * (((UINT64_C(1) << (cf->t - 1)) - 1) << cf->f);
+		cf->p2_thigh = cf->lo_ones << (cf->f + cf->t - 1);
+	}
 }
 
 static CF_ALWAYS_INLINE void
@@ -1269,39 +1275,65 @@ probe4_fp(const probe4 *P, cf_u128 v)
 
 /* The same for a bucket of at most 64 bits (w <= 16): with its bit offset it
  * fits one 64-bit load (4w <= 57, or 4w = 60 at offsets 0 and 4, or 64 at 0). */
-static CF_NOINLINE bool
+/*
+ * The same, for the four slots at once: a slot matches when its tail agrees
+ * with the address bits below its marker (the highest set bit of the tail).
+ * m = the bits below each tail's marker (the tail shifted right by one and
+ * smeared down, within the tail fields), then an exact zero-field test of
+ * (tails XOR address bits) AND m; z (fingerprint matches, bit f-1 of each
+ * slot) shifted to bit f+t-1.
+ */
+static CF_ALWAYS_INLINE uint64_t
+probe4_tails_swar(const cf_filter *cf, uint64_t v, uint64_t z, uint32_t ahi)
+{
+	uint64_t	tm = cf->p2_tails;
+	uint64_t	tl = v & tm;
+	uint64_t	m = (tl >> 1) & tm;
+	uint64_t	y,
+				low = cf->p2_tlow;
+
+	/* steps 1, 2, 4 reach 7 bits down: enough for t <= 9; no step moves a
+	 * bit out of one slot's tail into the tail of the slot below (that
+	 * takes more than f + g >= 4 positions) */
+	m |= (m >> 1) & tm;
+	m |= (m >> 2) & tm;
+	m |= (m >> 4) & tm;
+	y = (tl ^ ((uint64_t) (ahi & cf->tmask) * cf->lo_ones << cf->f)) & m;
+	return ~(((y & low) + low) | y) & cf->p2_thigh & (z << cf->t);
+}
+
+static CF_ALWAYS_INLINE uint32_t
 probe4_tails64(uint64_t v, uint64_t z, uint32_t ahi, uint32_t w, uint32_t f, uint32_t tmask)
 {
+	uint32_t	hit = 0;
+
+	/* branch-free: which slot matches is random, a branch per slot would be
+	 * mispredicted on every positive lookup */
 	for (uint32_t j = 0; j < 4; j++)
 	{
-		uint32_t	tail;
+		uint32_t	tail = (uint32_t) (v >> (j * w + f)) & tmask;
 
-		if (!((z >> (j * w + f - 1)) & 1))
-			continue;
-		tail = (uint32_t) (v >> (j * w + f)) & tmask;
-		if (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0)
-			return true;
+		hit |= (uint32_t) ((z >> (j * w + f - 1)) & 1) &
+			(uint32_t) (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0);
 	}
-	return false;
+	return hit;
 }
 
 /* Whether one of the slots marked in z also matches on its tail. */
-static CF_NOINLINE bool
+static CF_ALWAYS_INLINE uint32_t
 probe4_tails(const probe4 *P, cf_u128 v, cf_u128 z, uint32_t ahi)
 {
+	uint32_t	hit = 0;
+
 	for (uint32_t j = 0; j < 4; j++)
 	{
-		uint32_t	e,
-					tail;
+		uint32_t	e = (uint32_t) (v >> (j * P->w)) & P->smask;
+		uint32_t	tail = (e >> P->f) & P->tmask;
 
-		if (!((z >> (j * P->w + P->f - 1)) & 1))
-			continue;
-		e = (uint32_t) (v >> (j * P->w)) & P->smask;
-		tail = (e >> P->f) & P->tmask;
-		if (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0)
-			return true;
+		hit |= (uint32_t) ((z >> (j * P->w + P->f - 1)) & 1) &
+			(uint32_t) (((tail ^ ahi) & ((UINT32_C(1) << log2_32(tail)) - 1)) == 0);
 	}
-	return false;
+	return hit;
 }
 #endif
 
@@ -1329,10 +1361,16 @@ contains2_at(const cf_filter *cf, const v2_hash *v)
 		uint64_t	z1 = ~(((x1 & low) + low) | x1) & high,
 					z2 = ~(((x2 & low) + low) | x2) & high;
 
-		if ((z1 | z2) != 0 &&
-			((z1 && probe4_tails64(w1, z1, v->a >> r1, cf->w, cf->f, cf->tmask)) ||
-			 (z2 && probe4_tails64(w2, z2, v->a2 >> r2, cf->w, cf->f, cf->tmask))))
-			return true;
+		if ((z1 | z2) != 0)
+		{
+			if (cf->t == 0)
+				return true;
+			if (cf->t <= 9 ?
+				(probe4_tails_swar(cf, w1, z1, v->a >> r1) | probe4_tails_swar(cf, w2, z2, v->a2 >> r2)) != 0 :
+				(probe4_tails64(w1, z1, v->a >> r1, cf->w, cf->f, cf->tmask) |
+				 probe4_tails64(w2, z2, v->a2 >> r2, cf->w, cf->f, cf->tmask)) != 0)
+				return true;
+		}
 		return victim_in_use(cf) && victim_matches2(cf, v, i1, r1, i2, r2);
 	}
 #if defined(__SIZEOF_INT128__)
@@ -1348,8 +1386,7 @@ contains2_at(const cf_filter *cf, const v2_hash *v)
 		z1 = probe4_fp(&P, b1);
 		z2 = probe4_fp(&P, b2);
 		if ((z1 | z2) != 0 &&
-			((z1 && probe4_tails(&P, b1, z1, v->a >> r1)) ||
-			 (z2 && probe4_tails(&P, b2, z2, v->a2 >> r2))))
+			(probe4_tails(&P, b1, z1, v->a >> r1) | probe4_tails(&P, b2, z2, v->a2 >> r2)))
 			return true;
 		return victim_in_use(cf) && victim_matches2(cf, v, i1, r1, i2, r2);
 	}

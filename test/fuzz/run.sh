@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh SECONDS FUZZER...
-#     Runs each fuzzer (./FUZZER, seed corpus corpus/<name without fuzz_>/)
+#     Runs each fuzzer (./FUZZER, seed corpus corpus/<name without fuzz_>/
+#     and corpus/<name>2/ if it exists)
 #     for SECONDS seconds on a copy of its corpus in a temporary directory, so
 #     nothing is written into the repository.  Prints executions, time and
 #     crashes per fuzzer and ends with "N passed, N failed"; exits 1 if any
@@ -28,6 +29,10 @@ for fz in "$@"; do
 	mkdir -p "$dir/corpus" "$dir/artifacts"
 	if [ -d "$here/corpus/$name" ]; then
 		cp "$here/corpus/$name"/* "$dir/corpus/" 2>/dev/null
+	fi
+	# the minimised corpus of the long runs over version-2 inputs (README.md)
+	if [ -d "$here/corpus/${name}2" ]; then
+		cp "$here/corpus/${name}2"/* "$dir/corpus/" 2>/dev/null
 	fi
 	case $name in
 		validate) maxlen=8192 ;;

@@ -803,6 +803,8 @@ run_growth_tests(void)
 	test_stress(4, 3, 3, 4, 32, 150000, 3);
 	test_stress(6, 9, 3, 4, 256, 300000, 4);
 	test_stress(5, 6, 0, 0, 32, 100000, 5);
+	test_stress(4, 12, 0, 0, 32, 60000, 6);
+	test_stress(6, 9, 1, 1, 16, 60000, 7);
 	test_union_grown();
 	test_compact();
 	test_rotate(true);
