@@ -62,6 +62,20 @@ BEGIN
   END LOOP;
   RETURN found;
 END $$;
+-- bp_explain(query [, analyze]): the plan, with PostgreSQL 13-16's way of
+-- printing an InitPlan's output ("InitPlan 1 (returns $0)", "$0") rewritten
+-- into 17's ("InitPlan 1", "(InitPlan 1).col1"), so one expected file fits all.
+CREATE FUNCTION bp_explain(q text, with_analyze bool DEFAULT false) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (' || CASE WHEN with_analyze THEN 'ANALYZE, TIMING OFF, SUMMARY OFF, ' ELSE '' END
+                      || 'COSTS OFF) ' || q LOOP
+    line := regexp_replace(line, 'InitPlan ([0-9]+) \(returns \$[0-9]+\)', 'InitPlan \1');
+    line := regexp_replace(line, '\$0\M', '(InitPlan 1).col1', 'g');
+    RETURN NEXT line;
+  END LOOP;
+END $$;
 -- bp_compare(query): batched and unbatched results side by side.
 CREATE FUNCTION bp_compare(q text, OUT uses_node bool, OUT same bool, OUT result text)
 LANGUAGE plpgsql AS $$
@@ -271,8 +285,7 @@ INSERT INTO bp_wide SELECT id, repeat(md5(id::text), 12800) FROM generate_series
 CREATE TABLE bp_wide_f AS SELECT cuckoo_agg(id) AS f FROM bp_wide;
 SET work_mem = '1MB';
 SET cuckoo.batched_probe_size = 8192;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT length(r::text) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id) LIMIT 1;
+SELECT bp_explain($q$SELECT length(r::text) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id) LIMIT 1$q$, true);
 SELECT * FROM bp_compare($q$SELECT count(*) || ' ' || md5(string_agg(md5(r::text), ',')) FROM bp_wide r WHERE cuckoo_contains((SELECT f FROM bp_wide_f), id)$q$);
 RESET work_mem;
 RESET cuckoo.batched_probe_size;
@@ -291,17 +304,17 @@ CREATE FUNCTION bp_check(k bigint, bad bigint) RETURNS bool LANGUAGE plpgsql IMM
 BEGIN IF k = bad THEN RAISE EXCEPTION 'bp_check reached %', k; END IF; RETURN true; END $$;
 SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), 3 + 0 / (k - %s)) LIMIT 1) s$q$, :k2));
 SELECT * FROM bp_compare(format($q$SELECT string_agg(id::text, ',') FROM (SELECT id FROM bp_keys WHERE bp_check(k, %s) AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1) s$q$, :k3));
-EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
+SELECT bp_explain($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1$q$);
 -- A column as key, leakproof quals before the probe: read ahead.
-EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE k > 5 AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1;
+SELECT bp_explain($q$SELECT id FROM bp_keys WHERE k > 5 AND cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) LIMIT 1$q$);
 -- Without a LIMIT every row is read anyway: read ahead.  So it is under a
 -- LIMIT over an aggregate or a full sort of the only relation.
-EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5));
-EXPLAIN (COSTS OFF) SELECT count(*) FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1;
-EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY t LIMIT 1;
+SELECT bp_explain($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5))$q$);
+SELECT bp_explain($q$SELECT count(*) FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) LIMIT 1$q$);
+SELECT bp_explain($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY t LIMIT 1$q$);
 -- An index scan in the query's order under a LIMIT stops early: one row.
 SET enable_seqscan = off; SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY id LIMIT 1;
+SELECT bp_explain($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k + 0 / (k - 5)) ORDER BY id LIMIT 1$q$);
 RESET enable_seqscan; RESET enable_bitmapscan;
 
 -- Cursors going backward: the node supports backward scans when the scan
@@ -333,19 +346,19 @@ BEGIN
   PERFORM set_config('cuckoo.batched_probe', 'on', true);
   RETURN (length(r) - length(replace(r, ',', '')) + 1) || ' fetches ' || md5(r);
 END $$;
-EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0;
+SELECT bp_explain($q$DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0$q$);
 SELECT b AS batched, b = bp_scroll(q, false) AS same FROM (VALUES
   ($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id % 5 <> 0$q$)) v(q),
   LATERAL bp_scroll(q, true) b;
 SET enable_seqscan = off; SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id;
+SELECT bp_explain($q$DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id$q$);
 SELECT b AS batched, b = bp_scroll(q, false) AS same FROM (VALUES
   ($q$SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500 ORDER BY id$q$)) v(q),
   LATERAL bp_scroll(q, true) b;
 RESET enable_seqscan; RESET enable_bitmapscan;
 -- Over a bitmap scan (no backward scans) a scroll cursor gets a Materialize.
 SET enable_seqscan = off; SET enable_indexscan = off;
-EXPLAIN (COSTS OFF) DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500;
+SELECT bp_explain($q$DECLARE bp_s SCROLL CURSOR FOR SELECT id FROM bp_keys WHERE cuckoo_contains((SELECT f FROM bp_filters WHERE name = 'b4 f12'), k) AND id > 500$q$);
 RESET enable_seqscan; RESET enable_indexscan;
 -- A cursor declared without SCROLL goes backward as over the bare scan.
 BEGIN;
