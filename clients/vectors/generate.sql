@@ -187,6 +187,46 @@ SELECT kind_filter('kind_int4', 'int4',
   ARRAY(SELECT (i * 104729)::text FROM generate_series(-100, 100) i),
   ARRAY(SELECT (i * 104729 + 1)::text FROM generate_series(-100, 100) i));
 
+-- Format version 2 (docs/FORMAT.md section 13): growing filters (expansion 2)
+-- grown several times from one bucket, so that the split pointer is inside a
+-- round and the oldest entries, out of spare address bits, were copied into
+-- both halves of a split (entries > items); rotated filters (generation
+-- tags: g > 0, dropped generations, removes that raise); version-1 filters
+-- of b = 2 and 8 rotated into version 2; a rotated filter with the victim
+-- slot in use.  members are the values of the kept generations.
+CREATE FUNCTION vec.ints(lo int, hi int) RETURNS bigint[] LANGUAGE sql AS
+  $$ SELECT ARRAY(SELECT ((i * 7919 + 13) % 1000003)::bigint FROM generate_series(lo, hi) i) $$;
+CREATE FUNCTION vec.v2_shape(nm text, f cuckoofilter, members bigint[]) RETURNS void LANGUAGE sql AS
+  $$ INSERT INTO vf (name, type, f, members, probes)
+     VALUES (nm, 'int8', f, members::text[], ARRAY(SELECT (1000003 + i)::text FROM generate_series(1, 400) i)) $$;
+SELECT v2_shape('v2_grow_fpr01', cuckoo_add_array(cuckoo_create(4, 0.01, 4, NULL, 500, false, 2), ints(1, 2000)), ints(1, 2000));
+SELECT v2_shape('v2_grow_fpr001', cuckoo_add_array(cuckoo_create(4, 0.001, 4, NULL, 500, false, 2), ints(1, 2600)), ints(1, 2600));
+-- a growing filter rotated with keep 3 (g = 2): batches of 300, the first
+-- two dropped; removes of kept values in between (a remove of a value that is
+-- not in the filter may take a member's entry, as in any cuckoo filter)
+SELECT v2_shape('v2_grow_rotated',
+  cuckoo_add_array(cuckoo_rotate(cuckoo_remove_array(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(
+    cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_create(100, 0.01, 4, NULL, 500, false, 2), ints(1, 300)), 3),
+    ints(301, 600)), 3), ints(601, 900)), 3), ints(901, 1200)), ints(601, 620) || ints(1101, 1110)), 3),
+    ints(1201, 1400)),
+  ints(621, 900) || ints(901, 1100) || ints(1111, 1200) || ints(1201, 1400));
+-- fixed version-1 filters rotated into version 2 (t = 0): keep 2 (g = 2), keep 5 (g = 3)
+SELECT v2_shape('v2_rotated_b2_f8',
+  cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_create(300, 0.01, 2, 8), ints(1, 150)), 2),
+    ints(151, 200)), 2), ints(201, 250)),
+  ints(151, 250));
+SELECT v2_shape('v2_rotated_b8_f9',
+  cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(
+    cuckoo_add_array(cuckoo_create(400, 0.01, 8, 9), ints(1, 200)), 5), ints(201, 260)), 5), ints(261, 300)), 5), ints(301, 330)),
+  ints(1, 330));
+SELECT v2_shape('v2_rotated_b4_f12_keep1',
+  cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_create(300, 0.01, 4, 12), ints(1, 200)), 1), ints(201, 300)),
+  ints(201, 300));
+-- a rotated fixed filter filled until the victim slot is used
+SELECT v2_shape('v2_rotated_b2_f12_full', (r).filt, ints(1, 20) || ints(21, 20 + (r).added))
+  FROM (SELECT fill(cuckoo_rotate(cuckoo_add_array(cuckoo_create(30, 0.01, 2, 12), ints(1, 20)), 2), ints(21, 1000), true) r) s;
+SELECT v2_shape('v2_grow_empty', cuckoo_create(100, 0.001, 4, NULL, 500, false, 2), '{}');
+
 -- probes(f, type, values): [value, cuckoo_contains, cuckoo_count] for each
 CREATE FUNCTION vec.val(t text) RETURNS text LANGUAGE sql AS
   $$ SELECT CASE WHEN t = 'bytea' THEN 'decode(p, ''hex'')' ELSE format('p::%s', t) END $$;
@@ -205,7 +245,7 @@ SELECT json_build_object(
   'about', 'filters (text form) of every shape with the answers of cuckoo_contains and cuckoo_count for their members and for other values: probes are [value, contains, count]; type says how to read the values (as in hashes.json); info is cuckoo_info',
   'filters', json_agg(json_build_object(
     'name', name, 'type', type, 'text', f::text,
-    'info', (SELECT to_json(i) FROM (SELECT buckets, bucket_size, fingerprint_bits, semisort, items, capacity, load_factor, bytes, bits_per_item, expected_fpr, value_type, max_kicks, is_full FROM cuckoo_info(f)) i),
+    'info', (SELECT to_json(i) FROM cuckoo_info(f) i),
     'members', members,
     'probes', probes(f, type, members || probes)) ORDER BY ord))
 FROM vf;
@@ -384,6 +424,68 @@ SELECT n, m FROM (SELECT f::bytea AS v, (SELECT f::bytea FROM vf WHERE name = 'b
     ('semisort_code_big', poke(ss, 48, '{255,15}')),
     -- bucket 0: prefixes all 0, suffixes 0, 0, 2, 1
     ('semisort_unsorted', poke(ss, 48, '{0,0,128,8}'))
+  ) m(n, m);
+
+-- version 2: every header rule of section 13.10 and the slot rules, on a
+-- growing filter (g = 0), a rotated growing filter (g = 2) and a rotated
+-- fixed filter with the victim slot in use
+CREATE FUNCTION vec.set_bits(b bytea, at bigint, w int, val bigint) RETURNS bytea LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 0 .. w - 1 LOOP
+    b := set_bit(b, (at + i)::int, ((val >> i) & 1)::int);
+  END LOOP;
+  RETURN b;
+END $$;
+CREATE FUNCTION vec.le(v bigint, n int) RETURNS int[] LANGUAGE sql AS
+  $$ SELECT ARRAY(SELECT ((v >> (8 * i)) & 255)::int FROM generate_series(0, n - 1) i) $$;
+CREATE FUNCTION vec.u32(b bytea, at int) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT get_byte(b, at)::bigint | (get_byte(b, at + 1)::bigint << 8) | (get_byte(b, at + 2)::bigint << 16)
+            | (get_byte(b, at + 3)::bigint << 24) $$;
+INSERT INTO vi (name, b)
+SELECT n, m FROM (SELECT (SELECT f::bytea FROM vf WHERE name = 'v2_grow_fpr01') AS v,
+                         (SELECT f::bytea FROM vf WHERE name = 'v2_grow_rotated') AS r,
+                         (SELECT f::bytea FROM vf WHERE name = 'v2_rotated_b2_f12_full') AS x) y,
+  LATERAL (VALUES
+    ('v2_valid', v), ('v2_valid_rotated', r), ('v2_valid_victim', x),
+    ('v2_short', substr(v, 1, 60)), ('v2_version_3', poke(v, 4, '{3}')),
+    ('v2_flag_unknown', poke(v, 7, '{8}')), ('v2_flag_semisort', poke(v, 7, '{5}')),
+    ('v2_grows_flag_cleared', poke(v, 7, '{0}')), ('v2_fixed_flag_grows', poke(x, 7, '{6}')),
+    ('v2_bucket_size_3', poke(v, 5, '{3}')), ('v2_growing_bucket_size_2', poke(v, 5, '{2}')),
+    ('v2_fp_bits_3', poke(v, 6, '{3}')), ('v2_fp_bits_33', poke(v, 6, '{33}')), ('v2_slot_33_bits', poke(v, 6, '{24}')),
+    ('v2_kind_12', poke(v, 8, '{12,0}')), ('v2_kind_any_with_entries', poke(v, 8, '{0,0}')),
+    ('v2_kind_other_without_tag', poke(v, 8, '{11,0}')), ('v2_tag_without_other', poke(v, 12, '{1}')),
+    ('v2_tail_bits_1', poke(v, 10, '{1}')), ('v2_tail_bits_16', poke(v, 10, '{16}')),
+    ('v2_tail_bits_fixed', poke(x, 10, '{2}')), ('v2_gen_bits_9', poke(v, 11, '{9}')),
+    ('v2_buckets_minus_one', poke(v, 16, le(u32(v, 16) - 1, 4))), ('v2_buckets_zero', poke(v, 16, '{0,0,0,0}')),
+    ('v2_fixed_buckets_not_c_2k', poke(x, 16, le(u32(x, 16) + 1, 4))),
+    ('v2_max_kicks_big', poke(v, 20, '{161,134,1,0}')),
+    ('v2_items_plus_one', poke(v, 24, le(u32(v, 24) + 1, 4))), ('v2_items_huge', poke(v, 24, '{255,255,255,255,255,255,255,255}')),
+    ('v2_rotated_items_minus_one', poke(r, 24, le(u32(r, 24) - 1, 4))),
+    ('v2_capacity_zero', poke(v, 32, '{0,0,0,0,0,0,0,0}')), ('v2_capacity_above_m0_b', poke(v, 32, '{5,0,0,0,0,0,0,0}')),
+    ('v2_victim_fields_without_flag', poke(v, 44, '{1}')),
+    ('v2_victim_bucket_out', poke(x, 40, '{255,255,0,0}')), ('v2_victim_slot_zero_fp', poke(x, 44, le(u32(x, 44) & ~4095, 4))),
+    ('v2_victim_slot_wide', poke(x, 44, le(u32(x, 44) | 65536, 4))),
+    ('v2_victim_dropped_generation', poke(x, 44, le((u32(x, 44) & 4095) | (((get_byte(x, 50) + 2) % 4)::bigint << 12), 4))),
+    -- slot 0 of the victim's bucket cleared, entries, items and the current
+    -- generation's count one lower: the only broken rule is the victim's
+    ('v2_victim_with_room', poke(poke(poke(set_bits(x, 96 * 8 + u32(x, 40) * 2 * 14, 14, 0), 56, le(u32(x, 56) - 1, 4)),
+                                 24, le(u32(x, 24) - 1, 4)), 64 + 8 * get_byte(x, 50), le(u32(x, 64 + 8 * get_byte(x, 50)) - 1, 4))),
+    ('v2_mantissa_zero', poke(v, 48, '{0,0}')), ('v2_mantissa_256', poke(v, 48, '{0,1}')),
+    ('v2_mantissa_above_buckets', poke(v, 48, '{255,0}')),
+    ('v2_initial_buckets_plus_one', poke(v, 52, le(u32(v, 52) + 1, 4))),
+    ('v2_initial_buckets_other_mantissa', poke(poke(v, 52, le(2, 4)), 48, '{2,0}')),
+    ('v2_cur_gen_wide', poke(r, 50, '{4}')), ('v2_keep_wide', poke(r, 51, '{4}')),
+    ('v2_cur_gen_without_rotation', poke(x, 51, '{0}')), ('v2_cur_gen_unrotated', poke(v, 50, '{1}')),
+    ('v2_entries_plus_one', poke(v, 56, le(u32(v, 56) + 1, 4))), ('v2_entries_huge', poke(v, 56, '{255,255,255,255,0,0,0,0}')),
+    ('v2_gen_items_moved', poke(poke(r, 64, le(u32(r, 64) - 1, 4)), 88, le(u32(r, 88) + 1, 4))),
+    ('v2_gen_items_dropped_generation', poke(poke(r, 64, le(u32(r, 64) - 1, 4)), 72, le(u32(r, 72) + 1, 4))),
+    ('v2_gen_items_above_items', poke(r, 64, '{255,255,255,255,0,0,0,0}')),
+    ('v2_truncated', substr(v, 1, length(v) - 1)), ('v2_extended', v || '\x00'::bytea),
+    ('v2_padding_byte', poke(v, length(v) - 1, '{1}')),
+    ('v2_slot_zero_fp', set_bits(v, 64 * 8, 6, 0)), ('v2_slot_zero_tail', set_bits(v, 64 * 8 + 6, 9, 0)),
+    ('v2_slot_dropped_generation', set_bits(r, 96 * 8 + 15, 2, 1)),
+    ('v2_slot_cleared', set_bits(v, 64 * 8, 15, 0)),
+    ('v2_slot_tail_changed', set_bits(v, 64 * 8 + 6, 9, 1))
   ) m(n, m);
 
 \o :dir/invalid.json

@@ -1,10 +1,12 @@
 // A cuckoofilter value (format version 1) outside PostgreSQL: a port of the
 // extension's core (src/core/) with the same byte layout, bucket
 // derivation, insertion walk, victim slot, union and validation.
-// docs/FORMAT.md is the specification.
+// docs/FORMAT.md is the specification.  Format version 2 (growing and
+// rotated filters) is read by FilterV2 (v2.js), a subclass.
 
 import { mulhi32 } from './xxh3.js';
 import { KIND, KIND_NAMES, kindAndHash } from './values.js';
+import { checkHeader2, defineFilterV2, REFUSAL } from './v2.js';
 
 const MAGIC = 0x4F4F4B43;
 export const FORMAT_VERSION = 1;
@@ -117,7 +119,8 @@ function checkHeader(p) {
   const n = p.length;
   if (n < HEADER) throw new RangeError(`${n} bytes is shorter than the 48-byte header`);
   if (rd32(p, 0) !== MAGIC) throw new RangeError(`wrong magic number 0x${rd32(p, 0).toString(16).padStart(8, '0')}`);
-  if (p[4] !== FORMAT_VERSION) throw new RangeError(`format version ${p[4]} is not supported (this library reads version 1)`);
+  if (p[4] === 2) return checkHeader2(p);
+  if (p[4] !== FORMAT_VERSION) throw new RangeError(`format version ${p[4]} is not supported (this library reads versions 1 and 2)`);
   const flags = p[7];
   if (flags & ~FLAGS_KNOWN) throw new RangeError(`unknown flag bits 0x${(flags & ~FLAGS_KNOWN).toString(16).padStart(2, '0')}`);
   if (rd16(p, 10) !== 0) throw new RangeError('reserved header field is not zero');
@@ -208,6 +211,7 @@ export class Filter {
   /** @param {Uint8Array} buf bytes whose header has been checked; owned by the filter */
   constructor(buf) {
     this._buf = buf;
+    this.version = FORMAT_VERSION;
     this.m = rd32(buf, 16);
     [this.c, this.k] = splitBuckets(this.m);
     this.rmask = 2 ** this.k - 1;
@@ -229,7 +233,7 @@ export class Filter {
     const buf = new Uint8Array(data);          // a copy: the caller's bytes stay theirs
     try {
       checkHeader(buf);
-      const f = new Filter(buf);
+      const f = buf[4] === 2 ? new FilterV2(buf) : new Filter(buf);
       f._validateTable();
       return f;
     } catch (e) {
@@ -300,6 +304,18 @@ export class Filter {
       value_type: this.kindName,
       max_kicks: this.maxKicks,
       is_full: this.victimUsed,
+      // the columns of extension 1.2, as a version-1 filter has them
+      format_version: FORMAT_VERSION,
+      expansion: 0,
+      tail_bits: 0,
+      initial_buckets: this.m,
+      growth_rounds: 0,
+      split_pointer: 0,
+      entries: items,
+      generation_bits: 0,
+      generation: 0,
+      keep: 0,
+      generation_items: [items],
     };
   }
 
@@ -571,6 +587,7 @@ export class Filter {
   /** A new filter holding the items of both (multiset union, SQL cuckoo_union). */
   union(other) {
     if (!(other instanceof Filter)) throw new TypeError('union takes a Filter');
+    if (other.version !== FORMAT_VERSION) throw new Error(`${REFUSAL}: union them in PostgreSQL`);
     if (this.m !== other.m || this.b !== other.b || this.f !== other.f || this.semisort !== other.semisort) {
       throw new RangeError(`cannot union cuckoo filters of different shapes: ${this.m} buckets of ${this.b} ${this.f}-bit fingerprints${this.semisort ? ' (semi-sorted)' : ''} and ${other.m} buckets of ${other.b} ${other.f}-bit fingerprints${other.semisort ? ' (semi-sorted)' : ''}`);
     }
@@ -642,6 +659,9 @@ export class Filter {
     if (this.kind === KIND.any && items !== 0) throw new RangeError('a filter with items must record the kind of value it holds');
   }
 }
+
+/** A format-version-2 filter (growing or rotated): read-only; Filter.fromBytes makes them. */
+export const FilterV2 = defineFilterV2(Filter, { hv, expectedFpr });
 
 // ---- building like cuckoo_agg(value, fpr) (docs/FORMAT.md, section 10) ----
 

@@ -1,4 +1,5 @@
-// Type declarations of pgcuckoo (format version 1 of the cuckoofilter type).
+// Type declarations of pgcuckoo (format versions 1 and 2 of the cuckoofilter type;
+// version 2, growing and rotated filters, is read-only here).
 
 /** The value kinds of the header (docs/FORMAT.md). */
 export declare const KIND: Readonly<{
@@ -6,6 +7,7 @@ export declare const KIND: Readonly<{
   timestamp: 7; timestamptz: 8; boolean: 9; float: 10; other: 11;
 }>;
 export declare const KIND_NAMES: readonly string[];
+/** The format version this library writes (it reads 1 and 2). */
 export declare const FORMAT_VERSION: 1;
 
 /** A value of an explicit SQL kind, made by uuid(), float8(), numeric(), date(), ... */
@@ -73,14 +75,33 @@ export interface FilterInfo {
   value_type: string;
   max_kicks: number;
   is_full: boolean;
+  /** the columns extension 1.2 added (a version-1 filter: 1, 0, 0, buckets, 0, 0, items, 0, 0, 0, [items]) */
+  format_version: 1 | 2;
+  expansion: 0 | 2;
+  tail_bits: number;
+  initial_buckets: number;
+  growth_rounds: number;
+  split_pointer: number;
+  /** occupied slots (copies made by growth included) */
+  entries: number;
+  generation_bits: number;
+  generation: number;
+  keep: number;
+  /** items per kept generation, the current one first */
+  generation_items: number[];
 }
 
-/** A cuckoofilter value.  add, addIfAbsent and remove return a new Filter. */
+/**
+ * A cuckoofilter value.  add, addIfAbsent and remove return a new Filter.
+ * Filter.fromBytes/fromText return a FilterV2 for a format-version-2 value.
+ */
 export declare class Filter {
   /** The binary (bytea) form; RangeError unless the server would accept it. */
   static fromBytes(data: Uint8Array): Filter;
   /** The text (base64) form; RangeError unless the server would accept it. */
   static fromText(s: string): Filter;
+  /** the format version of this value: 1, or 2 (a FilterV2) */
+  readonly version: 1 | 2;
   readonly m: number;
   readonly b: number;
   readonly f: number;
@@ -105,4 +126,20 @@ export declare class Filter {
   addIfAbsentInPlace(value: Value): boolean;
   removeInPlace(value: Value): boolean;
   union(other: Filter): Filter;
+}
+
+/**
+ * A format-version-2 filter (growing or rotated; docs/FORMAT.md section 13):
+ * contains, count, info, toBytes and toText as for version 1; add,
+ * addIfAbsent, remove, their in-place forms and union throw an Error (change
+ * such a filter in PostgreSQL).
+ */
+export declare class FilterV2 extends Filter {
+  readonly version: 2;
+  /** tail bits t, generation bits g, slot width w = f + t + g */
+  readonly t: number;
+  readonly g: number;
+  readonly w: number;
+  readonly grows: boolean;
+  readonly entries: number;
 }

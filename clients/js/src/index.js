@@ -1,7 +1,7 @@
 // pgcuckoo: read, probe, change and build-compatible PostgreSQL cuckoofilter
 // values in JavaScript (format version 1, docs/FORMAT.md).  No dependencies;
 // runs in Node 20 and in browsers (ES2020: BigInt, TextEncoder).
-export { Filter, FilterFullError, FORMAT_VERSION, expectedFpr, build, aggFpBits } from './filter.js';
+export { Filter, FilterV2, FilterFullError, FORMAT_VERSION, expectedFpr, build, aggFpBits } from './filter.js';
 export {
   cuckooHash, uuid, float8, float4, numeric, date, timestamp, timestamptz, text,
   PgValue, KIND, KIND_NAMES,

@@ -1,9 +1,10 @@
 """pgcuckoo: read, probe, change and build PostgreSQL cuckoofilter values in Python.
 
-Storage-compatible with the cuckoo extension (format version 1,
-docs/FORMAT.md): a filter fetched from the database answers every lookup as
-cuckoo_contains would, and a filter made or changed here is accepted by the
-server.
+Storage-compatible with the cuckoo extension (docs/FORMAT.md): a filter
+fetched from the database answers every lookup as cuckoo_contains would, and
+a filter made or changed here is accepted by the server.  Format version 1 is
+read, changed and built; format version 2 (growing and rotated filters,
+FilterV2) is read and probed, and its changes are refused (ValueError).
 
     >>> import pgcuckoo
     >>> f = pgcuckoo.build([1, 2, 3])
@@ -13,7 +14,8 @@ server.
 from ._build import agg_fp_bits, build
 from ._filter import FORMAT_VERSION, Filter, FilterFullError
 from ._hash import cuckoo_hash
+from ._v2 import FilterV2
 
 __version__ = "1.0.0"
-__all__ = ["Filter", "FilterFullError", "build", "cuckoo_hash", "agg_fp_bits",
+__all__ = ["Filter", "FilterV2", "FilterFullError", "build", "cuckoo_hash", "agg_fp_bits",
            "FORMAT_VERSION"]

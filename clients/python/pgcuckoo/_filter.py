@@ -4,7 +4,8 @@ A port of the extension's core (src/core/): the same byte layout,
 fingerprint and bucket derivation, insertion walk, victim slot, union and
 validation, so that a filter read from the database answers every lookup as
 cuckoo_contains does, and one changed here is the filter the server would
-have produced.  docs/FORMAT.md is the specification.
+have produced.  docs/FORMAT.md is the specification.  Format version 2
+(growing and rotated filters) is read by _v2.FilterV2, a subclass.
 """
 import base64
 import functools
@@ -163,9 +164,12 @@ def _check_header(buf):
         raise ValueError("%d bytes is shorter than the %d-byte header" % (n, HEADER_SIZE))
     if _rd32(buf, 0) != MAGIC:
         raise ValueError("wrong magic number 0x%08x" % _rd32(buf, 0))
+    if buf[4] == 2:
+        from ._v2 import check_header_2
+        return check_header_2(buf)
     if buf[4] != VERSION:
-        raise ValueError("format version %d is not supported (this library reads version %d)"
-                         % (buf[4], VERSION))
+        raise ValueError("format version %d is not supported (this library reads versions 1 and 2)"
+                         % buf[4])
     flags = buf[7]
     if flags & ~FLAGS_KNOWN:
         raise ValueError("unknown flag bits 0x%02x" % (flags & ~FLAGS_KNOWN))
@@ -317,6 +321,8 @@ def _make_int_probe(flt):
 class Filter:
     """A cuckoofilter value.  The changing methods return a new Filter."""
 
+    version = VERSION        # the format version (FilterV2: 2)
+
     __slots__ = ("_buf", "m", "c", "k", "rmask", "b", "f", "semisort", "fp_range",
                  "low_bits", "B", "_lo_ones", "_hi_bits", "_bmask", "_nbytes", "_probe_consts",
                  "__dict__")     # __dict__: an instance's own contains (_make_int_probe)
@@ -360,7 +366,11 @@ class Filter:
                              % (len(buf), MAX_BYTES))
         try:
             _check_header(buf)
-            flt = cls(buf)
+            if buf[4] == 2:
+                from ._v2 import FilterV2
+                flt = FilterV2(buf)
+            else:
+                flt = Filter(buf)
             flt._validate_table()
         except ValueError as e:
             raise ValueError("invalid cuckoofilter value: %s" % e) from None
@@ -492,6 +502,18 @@ class Filter:
             "value_type": self.kind_name,
             "max_kicks": self.max_kicks,
             "is_full": self.victim_used,
+            # the columns of extension 1.2, as a version-1 filter has them
+            "format_version": VERSION,
+            "expansion": 0,
+            "tail_bits": 0,
+            "initial_buckets": self.m,
+            "growth_rounds": 0,
+            "split_pointer": 0,
+            "entries": items,
+            "generation_bits": 0,
+            "generation": 0,
+            "keep": 0,
+            "generation_items": [items],
         }
 
     def _add_items(self, delta):
@@ -873,6 +895,9 @@ class Filter:
         """A new filter holding the items of both (multiset union, SQL cuckoo_union)."""
         if not isinstance(other, Filter):
             raise TypeError("union takes a Filter")
+        if other.version != VERSION:
+            from ._v2 import REFUSAL
+            raise ValueError(REFUSAL % "union")
         if not self._same_shape(other):
             raise ValueError("cannot union cuckoo filters of different shapes: %d buckets of %d "
                              "%d-bit fingerprints%s and %d buckets of %d %d-bit fingerprints%s"
