@@ -6,14 +6,17 @@
 // through the bytea cast and binary COPY (psql \copy of a file in
 // PostgreSQL's binary COPY format) and must pass the validator, equal the
 // server's own result of the same changes and answer every probe alike;
-// build() must equal cuckoo_agg.
+// build() must equal cuckoo_agg.  Format version 2 (growing and rotated
+// filters, read-only here): the same probes on filters of its shapes, its
+// bytes back through the cast and binary COPY, and the client's verdict on
+// mutated bytes equal to the server's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Filter, FilterFullError, build } from '../src/index.js';
+import { Filter, FilterV2, FilterFullError, build } from '../src/index.js';
 import { value } from './vectors.js';
 
 const enabled = process.env.PGCUCKOO_SERVER_TESTS === '1';
@@ -46,6 +49,23 @@ const SHAPES = {
   b8_f6_full: [150, 8, 6, false, 1000, true],
 };
 
+// format version 2, as in clients/python/tests/test_server.py: name ->
+// [the filter as SQL given A(lo, hi), the array of the family's values
+// lo .. hi; the rows lo .. hi that are surely kept]
+const grow = (fpr, cap = 32) => `cuckoo_create(${cap}, ${fpr}, 4, NULL, 500, false, 2)`;
+const V2_SHAPES = {
+  v2_grow_fpr01: [(A) => `cuckoo_add_array(${grow(0.01)}, ${A(1, 20000)})`, [1, 20000]],
+  v2_grow_fpr001: [(A) => `cuckoo_add_array(${grow(0.001)}, ${A(1, 20000)})`, [1, 20000]],
+  v2_grow_rotated: [(A) => `cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(
+      cuckoo_add_array(${grow(0.01, 100)}, ${A(1, 1000)}), 2), ${A(1001, 2000)}), 2), ${A(2001, 2800)}), 2), ${A(2801, 3000)})`, [2001, 3000]],
+  v2_rotated_b2_f8: [(A) => `cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(
+      cuckoo_create(3000, 0.01, 2, 8), ${A(1, 1500)}), 2), ${A(1501, 2500)}), 2), ${A(2501, 2800)})`, [1501, 2800]],
+  v2_rotated_b8_f9: [(A) => `cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(
+      cuckoo_create(3000, 0.01, 8, 9), ${A(1, 1500)}), 3), ${A(1501, 2500)}), 3), ${A(2501, 2800)})`, [1, 2800]],
+  v2_rotated_b4_f12_full: [(A) => `(xj.fill(cuckoo_rotate(cuckoo_add_array(cuckoo_create(200, 0.01, 4, 12), ${A(1, 150)}), 2),
+      ${A(151, 2000)}, true)).filt`, [1, 150]],
+};
+
 const SETUP = `
 CREATE EXTENSION IF NOT EXISTS cuckoo;
 DROP SCHEMA IF EXISTS xj CASCADE;
@@ -64,6 +84,14 @@ BEGIN
 END $$;
 CREATE TABLE xj.filters (fam text, shape text, f cuckoofilter, members int, PRIMARY KEY (fam, shape));
 CREATE TABLE xj.back (how text, f cuckoofilter);
+CREATE TABLE xj.filters2 (fam text, shape text, f cuckoofilter, lo int, hi int, PRIMARY KEY (fam, shape));
+CREATE FUNCTION xj.verdict(b bytea) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM b::cuckoofilter;
+  RETURN NULL;
+EXCEPTION WHEN invalid_binary_representation THEN
+  RETURN SQLERRM;
+END $$;
 `;
 
 let client;
@@ -99,6 +127,15 @@ async function familyValues(fam) {
     await q(`INSERT INTO xj.filters SELECT $1, $2, (r).filt, (r).added FROM
                (SELECT xj.fill(cuckoo_create(${cap}, 0.01, ${b}, ${f}, 500, ${ss}), array_agg(v ORDER BY i), ${full}) r
                 FROM xj.v_${fam} WHERE i <= ${fam === 'bool' ? 1 : n}) s`, [fam, shape]);
+  }
+  for (const [shape, [make, [lo0, hi0]]] of Object.entries(V2_SHAPES)) {
+    let A, lo = lo0, hi = hi0;
+    if (fam === 'bool') {
+      if (shape.endsWith('_full')) continue;      // two values cannot fill a filter
+      lo = hi = lo0;                               // one value per batch: its first row
+      A = (a) => `(SELECT array_agg(v) FROM xj.v_bool WHERE i = ${a})`;
+    } else A = (a, b) => `(SELECT array_agg(v ORDER BY i) FROM xj.v_${fam} WHERE i BETWEEN ${a} AND ${b})`;
+    await q(`INSERT INTO xj.filters2 VALUES ($1, $2, ${make(A)}, $3, $4)`, [fam, shape, lo, hi]);
   }
   return values[fam];
 }
@@ -239,4 +276,106 @@ test('build of no values = cuckoo_agg over no rows: null', { skip: !enabled && '
   const rows = await q('SELECT cuckoo_agg(v, 0.001)::bytea AS f FROM xj.v_text WHERE false');
   assert.equal(rows[0].f, null);
   assert.equal(build([], 0.001, 'text'), null);
+});
+
+async function v2ShapesOf(fam) {
+  return q(`SELECT shape, f::bytea AS data, lo, hi, (cuckoo_info(f)).format_version AS version,
+              (cuckoo_info(f)).is_full AS full FROM xj.filters2 WHERE fam = $1 ORDER BY shape`, [fam]);
+}
+
+for (const fam of Object.keys(FAMILIES)) {
+  test(`v2 probes agree: ${fam}`, { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+    const vals = await familyValues(fam);
+    const shapes = await v2ShapesOf(fam);
+    assert.equal(shapes.length, fam === 'bool' ? 5 : 6);
+    for (const { shape, data, lo, hi, version, full } of shapes) {
+      assert.ok(version === 2 && full === shape.endsWith('_full'), shape);
+      const f = Filter.fromBytes(new Uint8Array(data));
+      if (shape.startsWith('v2_grow_fpr') && fam !== 'bool') {
+        const info = f.info();
+        assert.ok(info.split_pointer > 0 && info.entries > info.items, JSON.stringify(info));
+      }
+      assert.ok(f instanceof FilterV2);
+      const mine = clientAnswers(f, vals);
+      const theirs = await sqlAnswers(fam, 'xj.filters2', 't.fam = $1 AND t.shape = $2', [fam, shape]);
+      assert.ok(mine === theirs, `${fam} ${shape}: answers differ`);
+      assert.ok(!mine.slice(lo - 1, hi).includes('0'), `${fam} ${shape}: false negative`);
+      const rows = await q(`SELECT cuckoo_count(t.f, v) AS n FROM xj.filters2 t, xj.v_${fam}
+                            WHERE t.fam = $1 AND t.shape = $2 AND (i BETWEEN ${lo} AND ${lo + 199} OR i > ${N - 200}) ORDER BY i`, [fam, shape]);
+      const sample = vals.slice(lo - 1, lo + 199).concat(vals.slice(N - 200));
+      assert.deepEqual(sample.map((v) => f.count(v)), rows.map((r) => r.n), `${fam} ${shape}: counts differ`);
+    }
+  });
+}
+
+for (const fam of ['int8', 'text', 'bool']) {
+  test(`v2 goes back, changes refused: ${fam}`, { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+    const vals = await familyValues(fam);
+    for (const { shape, data, lo } of await v2ShapesOf(fam)) {
+      const f = Filter.fromBytes(new Uint8Array(data));
+      assert.throws(() => f.add(vals[0]), /does not change them/);
+      assert.throws(() => f.remove(vals[lo - 1]), /does not change them/);
+      assert.throws(() => f.union(f), /does not change them/);
+      const mine = f.toBytes();
+      await q('DELETE FROM xj.back');
+      await q("INSERT INTO xj.back VALUES ('cast', $1::bytea::cuckoofilter)", [Buffer.from(mine)]);
+      const file = join(tmp, 'filter.copy');
+      writeFileSync(file, copyFile(mine));
+      execFileSync('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', `\\copy xj.back (f) FROM '${file}' WITH (FORMAT binary)`]);
+      const rows = await q(`SELECT count(*)::int AS n, bool_and(b.f = x.f) AS same FROM xj.back b, xj.filters2 x
+                            WHERE x.fam = $1 AND x.shape = $2`, [fam, shape]);
+      assert.deepEqual(rows[0], { n: 2, same: true }, `${fam} ${shape}`);
+      assert.ok(Filter.fromText(f.toText()).equals(f));
+    }
+  });
+}
+
+// n mutated copies of a version-2 filter's bytes, most in the header
+function mutations(rnd, data, n) {
+  const hdr = 64 + (data[11] ? 8 * 2 ** data[11] : 0);
+  const pick = (k) => Math.floor(rnd() * k);
+  const fields = [5, 6, 7, 10, 11, 16, 24, 32, 40, 44, 48, 50, 51, 52, 56];
+  for (let o = 64; o < hdr; o += 8) fields.push(o);
+  const out = [];
+  for (let c = 0; c < n; c++) {
+    let b = new Uint8Array(data);
+    switch (pick(6)) {
+      case 0: b[pick(hdr)] ^= 1 << pick(8); break;                     // one header bit
+      case 1: b[pick(hdr)] = pick(256); break;                          // one header byte
+      case 2: { const o = fields[pick(fields.length)]; b[o] = (b[o] + [-2, -1, 1, 2][pick(4)]) & 255; break; }
+      case 3: b[hdr + pick(b.length - hdr)] ^= 1 << pick(8); break;     // one table bit
+      case 4: b[hdr + pick(b.length - hdr)] = [0, 255, pick(256)][pick(3)]; break;
+      default:                                                          // length
+        if (rnd() < 0.5) b = b.slice(0, pick(b.length));
+        else { const e = new Uint8Array(b.length + 1 + pick(8)); e.set(b); b = e; }
+    }
+    out.push(b);
+  }
+  return out;
+}
+
+test('v2 mutations: the client\'s verdicts are the server\'s', { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+  await familyValues('int8');
+  let s = 20261125;
+  const rnd = () => {           // mulberry32
+    s = (s + 0x6D2B79F5) | 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  let cases = [];
+  for (const { data } of await v2ShapesOf('int8')) cases = cases.concat(mutations(rnd, new Uint8Array(data), 60));
+  const rows = await q('SELECT xj.verdict(b) AS v FROM unnest($1::bytea[]) WITH ORDINALITY u(b, o) ORDER BY o',
+    [cases.map((c) => Buffer.from(c))]);
+  let rejected = 0;
+  for (let j = 0; j < cases.length; j++) {
+    let mine = null;
+    try { Filter.fromBytes(cases[j]); } catch (e) {
+      assert.ok(e instanceof RangeError, String(e));
+      mine = e.message.replace('this library', 'this build');
+      rejected++;
+    }
+    assert.equal(mine, rows[j].v, Buffer.from(cases[j]).toString('hex').slice(0, 200));
+  }
+  assert.ok(cases.length === 360 && rejected > 150 && rejected < 360, `${rejected} of ${cases.length} rejected`);
 });

@@ -6,8 +6,12 @@ select it); skipped unless PGCUCKOO_SERVER_TESTS=1.  For each value family,
 every shape; filters changed here go back through the bytea cast and binary
 COPY and must pass the server's validator, equal the server's own result of
 the same changes and answer every probe alike; build() must equal cuckoo_agg.
+Format version 2 (growing and rotated filters, read-only here): the same
+probes on filters of its shapes, its bytes back through the cast and binary
+COPY, and the client's verdict on mutated bytes equal to the server's.
 """
 import os
+import random
 
 import pytest
 
@@ -50,6 +54,39 @@ SHAPES = {
     "b8_f6_full": (150, 8, 6, False, 1000, True),
 }
 
+
+def _grow(fpr, cap=32):
+    return "cuckoo_create(%d, %s, 4, NULL, 500, false, 2)" % (cap, fpr)
+
+
+# format version 2: name -> (the filter as SQL, given A(lo, hi), the array of
+# the family's values lo .. hi; the rows lo .. hi that are surely kept).
+# Growing filters grown 8 rounds from a dozen buckets (the split pointer
+# inside a round, entries copied when a split found them out of address
+# bits: entries > items; a growing filter of 4 buckets or fewer can be left
+# full with few items, its few splits not freeing the victim), rotated ones
+# (keep 2: the oldest batches dropped), a rotated one filled until its victim
+# slot is used.
+V2_SHAPES = {
+    "v2_grow_fpr01": (lambda A: "cuckoo_add_array(%s, %s)" % (_grow(0.01), A(1, 20000)), (1, 20000)),
+    "v2_grow_fpr001": (lambda A: "cuckoo_add_array(%s, %s)" % (_grow(0.001), A(1, 20000)), (1, 20000)),
+    "v2_grow_rotated": (lambda A: (
+        "cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate("
+        "cuckoo_add_array(%s, %s), 2), %s), 2), %s), 2), %s)"
+        % (_grow(0.01, 100), A(1, 1000), A(1001, 2000), A(2001, 2800), A(2801, 3000))), (2001, 3000)),
+    "v2_rotated_b2_f8": (lambda A: (
+        "cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array("
+        "cuckoo_create(3000, 0.01, 2, 8), %s), 2), %s), 2), %s)" % (A(1, 1500), A(1501, 2500), A(2501, 2800))),
+        (1501, 2800)),
+    "v2_rotated_b8_f9": (lambda A: (
+        "cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array("
+        "cuckoo_create(3000, 0.01, 8, 9), %s), 3), %s), 3), %s)" % (A(1, 1500), A(1501, 2500), A(2501, 2800))),
+        (1, 2800)),
+    "v2_rotated_b4_f12_full": (lambda A: (
+        "(xc.fill(cuckoo_rotate(cuckoo_add_array(cuckoo_create(200, 0.01, 4, 12), %s), 2), %s, true)).filt"
+        % (A(1, 150), A(151, 2000))), (1, 150)),
+}
+
 SETUP = """
 CREATE EXTENSION IF NOT EXISTS cuckoo;
 DROP SCHEMA IF EXISTS xc CASCADE;
@@ -68,6 +105,14 @@ BEGIN
 END $$;
 CREATE TABLE xc.filters (fam text, shape text, f cuckoofilter, members int, PRIMARY KEY (fam, shape));
 CREATE TABLE xc.back (fam text, shape text, how text, f cuckoofilter);
+CREATE TABLE xc.filters2 (fam text, shape text, f cuckoofilter, lo int, hi int, PRIMARY KEY (fam, shape));
+CREATE FUNCTION xc.verdict(b bytea) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM b::cuckoofilter;
+  RETURN NULL;
+EXCEPTION WHEN invalid_binary_representation THEN
+  RETURN SQLERRM;
+END $$;
 """
 
 
@@ -100,6 +145,18 @@ def families(conn):
                 "(SELECT xc.fill(cuckoo_create(%d, 0.01, %d, %d, 500, %s), array_agg(v ORDER BY i), %s) r "
                 " FROM xc.v_%s WHERE i <= %d) s" % (cap, b, f, ss, full, fam, n if fam != "bool" else 1),
                 (fam, shape))
+        for shape, (make, (lo, hi)) in V2_SHAPES.items():
+            if fam == "bool":
+                if shape.endswith("_full"):
+                    continue      # two values cannot fill a filter
+                # one value per batch: the first row of each
+                lo = hi = lo
+                A = (lambda a, b: "(SELECT array_agg(v) FROM xc.v_bool WHERE i = %d)" % a)
+            else:
+                A = (lambda a, b, fam=fam: "(SELECT array_agg(v ORDER BY i) FROM xc.v_%s WHERE i BETWEEN %d AND %d)"
+                     % (fam, a, b))
+            conn.execute("INSERT INTO xc.filters2 VALUES (%%s, %%s, %s, %%s, %%s)" % make(A),
+                         (fam, shape, lo, hi))
     return out
 
 
@@ -249,3 +306,103 @@ def test_hashes_agree(conn, families):
         theirs = [r[0] for r in conn.execute(
             "SELECT cuckoo_hash(v) FROM xc.v_%s WHERE i <= 5000 ORDER BY i" % fam)]
         assert [pgcuckoo.cuckoo_hash(v) for v in families[fam][:5000]] == theirs, fam
+
+
+def v2_shapes_of(conn, fam):
+    return conn.execute("SELECT shape, f::bytea, lo, hi, (cuckoo_info(f)).format_version, "
+                        "(cuckoo_info(f)).is_full FROM xc.filters2 WHERE fam = %s ORDER BY shape",
+                        (fam,)).fetchall()
+
+
+@pytest.mark.parametrize("fam", list(FAMILIES))
+def test_v2_probes_agree(conn, families, fam):
+    values = families[fam]
+    shapes = v2_shapes_of(conn, fam)
+    assert len(shapes) == (5 if fam == "bool" else 6)
+    for shape, data, lo, hi, version, is_full in shapes:
+        assert version == 2 and is_full == shape.endswith("_full"), shape
+        if shape.startswith("v2_grow_fpr") and fam != "bool":
+            info = pgcuckoo.Filter.from_bytes(data).info()
+            assert info["split_pointer"] > 0 and info["entries"] > info["items"], info
+        flt = pgcuckoo.Filter.from_bytes(data)
+        assert isinstance(flt, pgcuckoo.FilterV2)
+        mine = client_answers(flt, values)
+        theirs = sql_answers(conn, fam, "xc.filters2", "t.fam = '%s' AND t.shape = '%s'" % (fam, shape))
+        assert mine == theirs, "%s %s: %d answers differ" % (
+            fam, shape, sum(a != b for a, b in zip(mine, theirs)))
+        assert "0" not in mine[lo - 1:hi], "%s %s: false negative" % (fam, shape)
+        if fam != "bool":
+            inside = set(values[:20000])
+            rest = [a for a, v in zip(mine[20000:], values[20000:]) if v not in inside]
+            assert rest.count("1") <= 2 * flt.info()["expected_fpr"] * len(rest) + 50, \
+                "implausible false-positive rate"
+        # count as cuckoo_count, on a sample
+        sample = values[lo - 1:lo + 199] + values[-200:]
+        theirs = [r[0] for r in conn.execute(
+            "SELECT cuckoo_count(t.f, v) FROM xc.filters2 t, xc.v_%s WHERE t.fam = %%s AND t.shape = %%s "
+            "AND (i BETWEEN %d AND %d OR i > %d) ORDER BY i" % (fam, lo, lo + 199, N - 200), (fam, shape))]
+        assert [flt.count(v) for v in sample] == theirs, "%s %s: counts differ" % (fam, shape)
+
+
+@pytest.mark.parametrize("fam", ["int8", "text", "bool"])
+def test_v2_goes_back_and_refuses_changes(conn, families, fam):
+    values = families[fam]
+    for shape, data, lo, hi, version, is_full in v2_shapes_of(conn, fam):
+        flt = pgcuckoo.Filter.from_bytes(data)
+        with pytest.raises(ValueError, match="does not change them"):
+            flt.add(values[0])
+        with pytest.raises(ValueError, match="does not change them"):
+            flt.remove(values[lo - 1])
+        with pytest.raises(ValueError, match="does not change them"):
+            flt.union(flt)
+        conn.execute("DELETE FROM xc.back")
+        send_back(conn, fam, shape, flt.to_bytes())
+        same = conn.execute("SELECT count(*), bool_and(b.f = x.f) FROM xc.back b, xc.filters2 x "
+                            "WHERE x.fam = %s AND x.shape = %s", (fam, shape)).fetchone()
+        assert same == (2, True), "%s %s" % (fam, shape)
+        assert pgcuckoo.Filter.from_text(flt.to_text()) == flt
+
+
+def mutations(rng, data, n):
+    """n mutated copies of a version-2 filter's bytes, most in the header."""
+    hdr = 64 + ((8 << data[11]) if data[11] else 0)
+    out = []
+    for _ in range(n):
+        b = bytearray(data)
+        how = rng.randrange(6)
+        if how == 0:                        # one header bit
+            o = rng.randrange(hdr)
+            b[o] ^= 1 << rng.randrange(8)
+        elif how == 1:                      # one header byte, any value
+            b[rng.randrange(hdr)] = rng.randrange(256)
+        elif how == 2:                      # a small change of a header field
+            o = rng.choice([5, 6, 7, 10, 11, 16, 24, 32, 40, 44, 48, 50, 51, 52, 56] + list(range(64, hdr, 8)))
+            b[o] = (b[o] + rng.choice([-2, -1, 1, 2])) & 0xFF
+        elif how == 3:                      # one table bit (a slot's fingerprint, tail or generation)
+            o = rng.randrange(hdr, len(b))
+            b[o] ^= 1 << rng.randrange(8)
+        elif how == 4:                      # a table byte, zeroed or set
+            b[rng.randrange(hdr, len(b))] = rng.choice([0, 0xFF, rng.randrange(256)])
+        else:                               # length
+            b = b[:rng.randrange(len(b))] if rng.random() < 0.5 else b + bytes(rng.randrange(1, 9))
+        out.append(bytes(b))
+    return out
+
+
+def test_v2_mutations_verdicts_agree(conn, families):
+    rng = random.Random(20261125)
+    cases = []
+    for shape, data, lo, hi, version, is_full in v2_shapes_of(conn, "int8"):
+        cases += mutations(rng, data, 60)
+    theirs = [r[0] for r in conn.execute(
+        "SELECT xc.verdict(b) FROM unnest(%s::bytea[]) WITH ORDINALITY u(b, o) ORDER BY o", (cases,))]
+    rejected = 0
+    for data, verdict in zip(cases, theirs):
+        try:
+            pgcuckoo.Filter.from_bytes(data)
+            mine = None
+        except ValueError as e:
+            mine = str(e).replace("this library", "this build")
+            rejected += 1
+        assert mine == verdict, data.hex()[:200]
+    assert len(cases) == 360 and 150 < rejected < 360
