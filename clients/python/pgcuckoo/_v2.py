@@ -145,6 +145,87 @@ def check_header_2(buf):
         raise ValueError("a filter with entries must record the kind of value it holds")
 
 
+def _make_int_probe(flt):
+    """This filter's own contains(value) for ints, a closure over its constants.
+
+    The lookup of _contains_hash with the key's hash inlined and each
+    bucket's fingerprint fields tested at once (Python ints as wide words):
+    y = the bucket XOR fp in every slot, masked to the fingerprint bits;
+    (y - lo) & ~y & hi is non-zero exactly when some field is zero (the
+    borrows of a zero field only run upward, into the masked-off bits and the
+    fields above, so the lowest zero field is always reported).  Only in a
+    bucket with a matching fingerprint are the slots' tails compared (none
+    when t = 0); a victim goes to _contains_hash.  None for filters of other kinds (a version-2
+    filter is never changed here, so its kind is fixed).
+    """
+    if flt._buf[8] > 1 or flt._buf[9]:
+        return None
+    buf, general, slow = flt._buf, Filter.contains, flt._contains_hash
+    xxh3, pack = _xxh3, _pack_q
+    c, k, base, split, rmask, fp_range = flt.c, flt.k, flt.base, flt.split, flt.rmask, flt.fp_range
+    B, nb, hdr = flt.B, flt._nbytes, flt.hdr
+    lo = sum(1 << (j * flt.w) for j in range(flt.b))
+    hi = lo << (flt.f - 1)
+    fmask = lo * fp_range
+    victim = bool(buf[7] & FLAG_VICTIM)
+    frombytes = int.from_bytes
+
+    f, t, w, b, smask, tmask = flt.f, flt.t, flt.w, flt.b, flt._smask, flt._tmask
+
+    def tails(x, fp, ahi):
+        # a slot of word x with fingerprint fp whose spare bits are ahi's
+        for j in range(b):
+            e = (x >> (j * w)) & smask
+            if (e & fp_range) == fp:
+                tail = (e >> f) & tmask
+                if not (tail ^ ahi) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+        return False
+
+    def probe(value):
+        if type(value) is not int:
+            return general(flt, value)
+        try:
+            h = xxh3(pack(value))
+        except struct.error:
+            return general(flt, value)      # outside bigint: its error
+        fp = 1 + (((h & 0xFFFFFFFF) * fp_range) >> 32)
+        fpx = fp * lo
+        a = h >> 32
+        q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+        i = (a & rmask) * c + q
+        r = k
+        if i < split:
+            i += ((a >> k) & 1) * base
+            r = k + 1
+        pos = i * B
+        o = hdr + (pos >> 3)
+        x = frombytes(buf[o:o + nb], "little") >> (pos & 7)
+        y = (x ^ fpx) & fmask
+        if (y - lo) & ~y & hi and (not t or tails(x, fp, a >> r)):
+            return True
+        G = (fp * 0xC2B2AE3D27D4EB4F) & 0xFFFFFFFFFFFFFFFF
+        G ^= G >> 29
+        q = (((G & 0xFFFFFFFF) * c) >> 32) - q
+        if q < 0:
+            q += c
+        a ^= G >> 32
+        i = (a & rmask) * c + q
+        r = k
+        if i < split:
+            i += ((a >> k) & 1) * base
+            r = k + 1
+        pos = i * B
+        o = hdr + (pos >> 3)
+        x = frombytes(buf[o:o + nb], "little") >> (pos & 7)
+        y = (x ^ fpx) & fmask
+        if (y - lo) & ~y & hi and (not t or tails(x, fp, a >> r)):
+            return True
+        return victim and slow(h)
+    probe.__doc__ = general.__doc__
+    return probe
+
+
 class FilterV2(Filter):
     """A format-version-2 cuckoofilter value (growing or rotated): read-only."""
 
@@ -175,6 +256,9 @@ class FilterV2(Filter):
         self._smask = _mask(self.w)
         self._tmask = _mask(self.t)
         self._gmask = _mask(self.g)
+        probe = _make_int_probe(self)
+        if probe is not None:
+            self.contains = probe        # shadows the method for this filter
 
     # ---- header ----
 
@@ -319,6 +403,9 @@ class FilterV2(Filter):
 
     def contains_many(self, values):
         """[contains(v) for v in values]."""
+        probe = self.__dict__.get("contains")
+        if probe is not None:
+            return list(map(probe, values))      # this filter's own contains
         return [self._contains_hash(self._hash_for(v)[1]) for v in values]
 
     def count(self, value):
