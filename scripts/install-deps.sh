@@ -13,6 +13,8 @@ if [ "${1:-}" = "--test" ]; then
   # test/cluster/clients.sh: the Python client's suite, and Node for the JavaScript one
   pkgs+=(python3-pytest python3-psycopg python3-xxhash)
   command -v node >/dev/null && command -v npm >/dev/null || pkgs+=(nodejs npm)
+  # and Chromium, in which it loads the JavaScript client's ES module (headless)
+  pkgs+=(chromium)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

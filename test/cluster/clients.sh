@@ -3,8 +3,9 @@
 # throwaway cluster; libpq's PG* variables select it): the checked-in test
 # vectors are what the server computes today, then the Python suite (pytest,
 # Debian's python3) and the JavaScript suite (node's test runner) with their
-# cross-checks against the server enabled.  Ends with "N passed, N failed",
-# the two suites' counts summed.
+# cross-checks against the server enabled, and the JavaScript module in
+# headless Chromium against the vectors.  Ends with "N passed, N failed",
+# the two suites' counts summed (and one check for the browser's run).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -56,6 +57,17 @@ js_skip=$(echo "$js_out" | grep -E '^# skipped [0-9]+' | tail -n 1 | awk '{print
 if [ -z "$js_pass" ]; then js_pass=0; js_fail=1; echo "$js_out" | tail -n 20 | sed 's/^/#   /'; fi
 [ "${js_skip:-0}" -eq 0 ] || { echo "not ok - js: $js_skip tests skipped"; js_fail=$((js_fail + js_skip)); }
 echo "# js (node --test): $js_pass passed, $js_fail failed"
+
+# the JavaScript module in a browser: headless Chromium runs the shared
+# vectors through it (clients/js/browser/check.mjs; a few seconds)
+if command -v chromium >/dev/null; then
+  br_out=$(cd "$root/clients/js" && timeout 180 node browser/check.mjs 2>&1)
+  br_rc=$?
+  echo "$br_out" | grep '^# ' | head -n 20
+  check "js in headless chromium: $(echo "$br_out" | tail -n 1 | sed -E 's/\(Mozilla.*(HeadlessChrome\/[0-9.]+)[^;]*;/(\1;/')" 0 "$br_rc"
+else
+  echo "# chromium is not installed (scripts/install-deps.sh --test installs it): browser check not run"
+fi
 
 pass=$((pass + py_pass + js_pass))
 fail=$((fail + py_fail + js_fail))

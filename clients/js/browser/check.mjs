@@ -52,7 +52,9 @@ await new Promise((resolve) => server.listen(Number(process.env.BROWSER_PORT || 
 const port = server.address().port;
 
 const profile = await mkdtemp(join(tmpdir(), 'pgcuckoo-chromium-'));
-const browser = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+// --no-sandbox: root (CI) cannot use Chromium's sandbox; --disable-dev-shm-usage:
+// containers give /dev/shm little room
+const browser = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
   `--user-data-dir=${profile}`, `http://127.0.0.1:${port}/check.html`], { stdio: ['ignore', 'ignore', 'pipe'] });
 let stderr = '';
 browser.stderr.on('data', (d) => { stderr += d; });

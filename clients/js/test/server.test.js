@@ -61,7 +61,7 @@ const V2_SHAPES = {
   v2_rotated_b2_f8: [(A) => `cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(
       cuckoo_create(3000, 0.01, 2, 8), ${A(1, 1500)}), 2), ${A(1501, 2500)}), 2), ${A(2501, 2800)})`, [1501, 2800]],
   v2_rotated_b8_f9: [(A) => `cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(
-      cuckoo_create(3000, 0.01, 8, 9), ${A(1, 1500)}), 3), ${A(1501, 2500)}), 3), ${A(2501, 2800)})`, [1, 2800]],
+      cuckoo_create(3000, 0.01, 8, 9), ${A(1, 1500)}), 2), ${A(1501, 2500)}), 2), ${A(2501, 2800)})`, [1501, 2800]],
   v2_rotated_b4_f12_full: [(A) => `(xj.fill(cuckoo_rotate(cuckoo_add_array(cuckoo_create(200, 0.01, 4, 12), ${A(1, 150)}), 2),
       ${A(151, 2000)}, true)).filt`, [1, 150]],
 };

@@ -80,8 +80,8 @@ V2_SHAPES = {
         (1501, 2800)),
     "v2_rotated_b8_f9": (lambda A: (
         "cuckoo_add_array(cuckoo_rotate(cuckoo_add_array(cuckoo_rotate(cuckoo_add_array("
-        "cuckoo_create(3000, 0.01, 8, 9), %s), 3), %s), 3), %s)" % (A(1, 1500), A(1501, 2500), A(2501, 2800))),
-        (1, 2800)),
+        "cuckoo_create(3000, 0.01, 8, 9), %s), 2), %s), 2), %s)" % (A(1, 1500), A(1501, 2500), A(2501, 2800))),
+        (1501, 2800)),
     "v2_rotated_b4_f12_full": (lambda A: (
         "(xc.fill(cuckoo_rotate(cuckoo_add_array(cuckoo_create(200, 0.01, 4, 12), %s), 2), %s, true)).filt"
         % (A(1, 150), A(151, 2000))), (1, 150)),
