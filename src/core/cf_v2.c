@@ -1664,6 +1664,90 @@ cf2_remove(cf_filter *cf, uint64_t h)
 	return true;
 }
 
+/*
+ * insert_if_absent on a filter with generation tags (a rotated filter).  A
+ * value the filter already reports, but only through entries of older
+ * generations, is being seen again now: it must live as long as a value
+ * added in the current generation, or a rolling window kept up to date with
+ * cuckoo_add_if_absent would drop a value seen in every period when the
+ * period of its first add expired.  So every matching entry of its two
+ * buckets (and the victim) takes the current generation: raising only
+ * extends lifetimes (as the raise rule of cf2_remove), never loses a value,
+ * and stores nothing new.  The value's logical item moves with it: one item
+ * is charged to the generation of the oldest matching entry (as a remove
+ * charges it) and counted in the current one; items is unchanged.  A value
+ * with a matching entry of the current generation is left as it is.
+ */
+cf_status
+cf2_insert_if_absent(cf_filter *cf, uint64_t h)
+{
+	v2_hash		v;
+	uint32_t	r[2],
+				bi[2],
+				ahi[2],
+				vb = 0,
+				ve = 0,
+				cur,
+				oldest = 0;
+	bool		found = false,
+				vic;
+
+	if (cf->g == 0)
+		return cf2_contains(cf, h) ? CF_EXISTS : cf2_insert(cf, h);
+	v2_parts(cf, h, &v);
+	bi[0] = locate2(cf, v.q, v.a, &r[0]);
+	bi[1] = locate2(cf, v.q2, v.a2, &r[1]);
+	ahi[0] = v.a >> r[0];
+	ahi[1] = v.a2 >> r[1];
+	vic = v2_victim(cf, &vb, &ve);
+	for (int side = 0; side < 2; side++)
+	{
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	e = rd_slot(cf, bi[side], j);
+
+			if (e == 0 || !slot_match(cf, e, v.fp, ahi[side]))
+				continue;
+			if (slot_age(cf, e) == 0)
+				return CF_EXISTS;
+			found = true;
+			if (slot_age(cf, e) > oldest)
+				oldest = slot_age(cf, e);
+		}
+		if (vic && vb == bi[side] && slot_match(cf, ve, v.fp, ahi[side]))
+		{
+			if (slot_age(cf, ve) == 0)
+				return CF_EXISTS;
+			found = true;
+			if (slot_age(cf, ve) > oldest)
+				oldest = slot_age(cf, ve);
+		}
+	}
+	if (!found)
+		return cf2_insert(cf, h);
+	cur = v2_cur_gen(cf);
+	for (int side = 0; side < 2; side++)
+	{
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	e = rd_slot(cf, bi[side], j);
+
+			if (e != 0 && slot_match(cf, e, v.fp, ahi[side]))
+				wr_slot(cf, bi[side], j, slot_with_gen(cf, e, cur));
+		}
+		if (vic && vb == bi[side] && slot_match(cf, ve, v.fp, ahi[side]))
+			wr32(cf->buf + CF_V2_OFF_VICTIM_SLOT, slot_with_gen(cf, ve, cur));
+	}
+	/* items stays (a value with entries has items > 0 unless counts drifted) */
+	if (header_items(cf) > 0)
+	{
+		v2_item_removed(cf, (cur - oldest) & cf->gmask);
+		v2_item_added(cf, cur);
+	}
+	CF_ASSERT_HEADER(cf);
+	return CF_EXISTS;
+}
+
 /* ------------------------------------------------------------------------
  * Re-homing entries into a table of another geometry (union, compaction)
  * ------------------------------------------------------------------------ */

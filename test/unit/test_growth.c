@@ -579,6 +579,84 @@ done:
 	free(it);
 }
 
+/*
+ * ---- a rolling window kept with insert_if_absent ----
+ * Each round: 300 values seen in every round and 2000 new ones, all by
+ * insert_if_absent, then a rotation with keep.  Every value seen in the
+ * last keep - 1 rounds must be found after the rotation (a value the filter
+ * already reported from an older generation is moved to the current one);
+ * items never exceed entries, and the filter stays valid.
+ */
+static void
+test_rotate_seen_again(uint32_t keep, bool grows)
+{
+	gfilt		G = {0};
+	uint64_t	s = 777 + keep;
+	enum
+	{
+		ROUNDS = 12, EVERY = 300, FRESH = 2000
+	};
+	uint64_t	every[EVERY];
+	uint64_t   *fresh = malloc(sizeof(uint64_t) * ROUNDS * FRESH);
+	char		name[128];
+
+	t_begin();
+	CHECK(fresh, "out of memory");
+	if (grows)
+		REQUIRE(ggrowing(&G, 500, 0.01));
+	else
+	{
+		cf_params	p = gparams(4096, 12, 0, 1, 0);
+
+		REQUIRE(gnew(&G, &p));
+	}
+	for (int i = 0; i < EVERY; i++)
+		every[i] = sm64(&s);
+	for (int r = 0; r < ROUNDS; r++)
+	{
+		size_t		len;
+		uint8_t    *nb;
+		cf_info		info;
+
+		for (int i = 0; i < EVERY; i++)
+		{
+			cf_status	st = cf_insert_if_absent(&G.cf, every[i]);
+
+			CHECK(st == CF_OK || st == CF_EXISTS, "round %d: insert_if_absent of a repeated value: %s", r, stname(st));
+		}
+		for (int i = 0; i < FRESH; i++)
+		{
+			cf_status	st = cf_insert_if_absent(&G.cf, fresh[r * FRESH + i] = sm64(&s));
+
+			CHECK(st == CF_OK || st == CF_EXISTS || st == CF_OK_STASHED,
+				  "round %d: insert_if_absent: %s", r, stname(st));
+		}
+		REQUIRE(gvalid(&G, "after a round of insert_if_absent"));
+		len = cf_rotate_bytes(&G.cf, keep);
+		nb = malloc(len);
+		CHECK(len && nb, "cf_rotate_bytes(%u) = %zu", keep, len);
+		cf_rotate(&G.cf, keep, nb);
+		free(G.cf.buf);
+		cf_open(&G.cf, nb, len);
+		REQUIRE(gvalid(&G, "after a rotation"));
+		cf_get_info(&G.cf, &info);
+		CHECK(cf_items(&G.cf) <= info.entries, "items %llu over entries %llu",
+			  (unsigned long long) cf_items(&G.cf), (unsigned long long) info.entries);
+		for (int i = 0; i < EVERY; i++)
+			CHECK(cf_contains(&G.cf, every[i]), "round %d: a value seen in every round is lost after the rotation", r);
+		for (int q = r - (int) keep + 2; q <= r; q++)
+			for (int i = 0; q >= 0 && i < FRESH; i++)
+				CHECK(cf_contains(&G.cf, fresh[q * FRESH + i]),
+					  "round %d: a value seen in round %d is lost (keep %u)", r, q, keep);
+	}
+done:
+	snprintf(name, sizeof name, "rotate: values seen again by insert_if_absent live with the newest generation (%s, keep %u)",
+			 grows ? "growing" : "fixed", keep);
+	t_end(name);
+	free(G.cf.buf);
+	free(fresh);
+}
+
 /* ---- the validator on version-2 bytes ---- */
 static void
 test_validate_v2(void)
@@ -959,6 +1037,9 @@ run_growth_tests(void)
 	test_compact();
 	test_rotate(true);
 	test_rotate(false);
+	test_rotate_seen_again(2, true);
+	test_rotate_seen_again(3, true);
+	test_rotate_seen_again(5, false);
 	test_realloc_null();
 	test_size_limit();
 	test_validate_v2();
