@@ -183,6 +183,16 @@ full_hint(const cf_filter *cf)
 				   (size_t) CF_MAX_BYTES);
 }
 
+/* "was never rotated" or where its generations stand, for an error detail */
+static const char *
+rotation_state(const cf_info *info)
+{
+	if (info->keep == 0)
+		return "was never rotated";
+	return psprintf("is in generation %u of %u-bit tags, rotated last with keep %u",
+					info->cur_gen, info->gen_bits, info->keep);
+}
+
 /*
  * Turns a failed core status into the user-facing error.  other is the
  * second filter of a union (NULL for an operation on one filter): the
@@ -233,6 +243,18 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 
 				cf_get_info(cf, &a);
 				cf_get_info(other, &o);
+				if (a.expansion == o.expansion &&
+					cf->b == other->b && cf->f == other->f && a.tail_bits == o.tail_bits &&
+					a.c == o.c && cf_capacity(cf) == cf_capacity(other))
+				{
+					/* one creation shape: the generations differ */
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("cannot union cuckoo filters that were not rotated in step"),
+							 errdetail("The first %s; the second %s.",
+									   rotation_state(&a), rotation_state(&o)),
+							 errhint("Rotate filters that are to be unioned together, by the same cuckoo_rotate calls, or union them before rotating.")));
+				}
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("cannot union cuckoo filters of different shapes"),
@@ -325,7 +347,8 @@ filter_growth_rounds(const cf_info *info)
 		return 0;
 	while (((uint64) info->c << (k0 + 1)) <= init)
 		k0++;
-	return (int) info->k - k0;
+	/* a filter compacted below its creation size has no doublings (not < 0) */
+	return Max((int) info->k - k0, 0);
 }
 
 /* The largest capacity whose filter stays within CF_MAX_BYTES. */
