@@ -30,6 +30,9 @@ static struct
 {
 	FilterGrowMode mode;
 	MemoryContext cxt;			/* GROW_COPY: where the new buffer goes */
+	FilterGrowAllocFn fn;		/* GROW_ALLOC: what allocates it */
+	void	   *fn_arg;
+	void	   *buf;			/* the filter's bytes as the core has them */
 	size_t		alloc;			/* bytes usable at the filter's buffer */
 }			grow;
 
@@ -82,17 +85,29 @@ core_realloc(void *buf, size_t new_alloc)
 	char	   *old = (char *) buf - VARHDRSZ;
 	char	   *p;
 
-	if (grow.mode == GROW_NONE || (uint64) new_alloc > CF_MAX_BYTES)
+	/*
+	 * Only the filter the last filter_grow_begin named: a call left pending
+	 * by an error in the middle of a change cannot grow another one.
+	 */
+	if (grow.mode == GROW_NONE || buf != grow.buf || (uint64) new_alloc > CF_MAX_BYTES)
 		return NULL;
 	if (grow.mode == GROW_REPALLOC)
 		p = repalloc_huge(old, VARHDRSZ + new_alloc);
 	else
 	{
-		p = MemoryContextAllocExtended(grow.cxt, VARHDRSZ + new_alloc, MCXT_ALLOC_HUGE);
+		if (grow.mode == GROW_ALLOC)
+		{
+			p = grow.fn(grow.fn_arg, VARHDRSZ + new_alloc);
+			/* the buffer is now the caller's own: grown in place from here */
+			grow.mode = GROW_REPALLOC;
+		}
+		else
+			p = MemoryContextAllocExtended(grow.cxt, VARHDRSZ + new_alloc, MCXT_ALLOC_HUGE);
 		memcpy(p, old, VARHDRSZ + Min(grow.alloc, new_alloc));
 	}
 	advise_huge_pages(p, VARHDRSZ + new_alloc);
 	grow.alloc = new_alloc;
+	grow.buf = p + VARHDRSZ;
 	return p + VARHDRSZ;
 }
 
@@ -109,7 +124,22 @@ filter_grow_begin(cf_filter *cf, FilterGrowMode mode)
 {
 	grow.mode = mode;
 	grow.cxt = CurrentMemoryContext;
+	grow.buf = cf->buf;
 	grow.alloc = cf->alloc;
+}
+
+/*
+ * GROW_ALLOC: v belongs to someone else; if the filter must grow, fn(arg,
+ * size) gives the new varlena's memory (size bytes, the length word
+ * included; palloc'd, so that later growth repallocs it), the filter is
+ * copied there, and further growth enlarges that buffer in place.
+ */
+void
+filter_grow_begin_alloc(cf_filter *cf, FilterGrowAllocFn fn, void *arg)
+{
+	filter_grow_begin(cf, GROW_ALLOC);
+	grow.fn = fn;
+	grow.fn_arg = arg;
 }
 
 /*
@@ -122,6 +152,7 @@ filter_grow_end(cf_filter *cf)
 	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
 
 	grow.mode = GROW_NONE;
+	grow.buf = NULL;
 	SET_VARSIZE(v, VARHDRSZ + cf->len);
 	return v;
 }
