@@ -635,10 +635,11 @@ v2_grow(cf_filter *cf, uint64_t extra)
 }
 
 /*
- * After a failed walk left an entry in the victim slot: split at most m/8
- * more buckets, retrying the victim (directly after every split, with kicks
- * after the 1st, 2nd, 4th, 8th, ... split).  What is still left stays in the
- * victim slot and the filter is full, as a version-1 filter is.
+ * After a failed walk left an entry in the victim slot: split at most
+ * max(m/8, min(m, 256)) more buckets, retrying the victim (directly after
+ * every split, with kicks after the 1st, 2nd, 4th, 8th, ... split).  What is
+ * still left stays in the victim slot (cf2_insert tries again before it
+ * reports the filter full).
  */
 static void
 v2_relieve(cf_filter *cf)
