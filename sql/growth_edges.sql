@@ -130,3 +130,12 @@ FROM (SELECT g, cuckoo_agg(g, 3, 0.01, 2) OVER (ORDER BY g) AS f FROM generate_s
 SELECT bool_and(f @> g AND f @> greatest(g - 2, 1) AND (cuckoo_info(f)).items = least(g, 3)) AS sliding_ok
 FROM (SELECT g, cuckoo_agg(g, 1, 0.01, 2) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS f
       FROM generate_series(1, 200) g) s;
+-- the same with a state that never grows (it stays a plain value), the
+-- window's results kept by a sort above it, and peers of a RANGE frame
+SELECT array_agg((cuckoo_info(f)).items::int ORDER BY g) = array_agg(g ORDER BY g) AS running_plain_ok
+FROM (SELECT g, cuckoo_agg(g, 1000, 0.01, 2) OVER (ORDER BY g) AS f FROM generate_series(1, 300) g ORDER BY md5(g::text)) s;
+SELECT array_agg((cuckoo_info(f)).items::int ORDER BY g) = array_agg(least(g, 3) ORDER BY g) AS sliding_plain_ok
+FROM (SELECT g, cuckoo_agg(g, 1000, 0.01, 2) OVER (ORDER BY g ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS f
+      FROM generate_series(1, 300) g ORDER BY md5(g::text)) s;
+SELECT array_agg((cuckoo_info(f)).items ORDER BY g) AS peer_items
+FROM (SELECT g, cuckoo_agg(g, 1000, 0.01, 2) OVER (ORDER BY g / 3) AS f FROM generate_series(0, 11) g) s;
