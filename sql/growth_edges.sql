@@ -85,9 +85,9 @@ FROM (SELECT cuckoo_union(cuckoo_rotate(cuckoo_add_array(cuckoo_create(100, expa
 -- Small growing filters grow: fills of 100 distinct values into filters of
 -- capacity 1 to 10, 200 per capacity, none refused (before: 2-9% raised
 -- "cuckoo filter is full" at a load near 0.7).
-CREATE FUNCTION edge_fill_fails(cap int, vals int[]) RETURNS boolean LANGUAGE plpgsql AS $$
+CREATE FUNCTION edge_fill_fails(cap int, vals int[], kicks int DEFAULT 500) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM cuckoo_add_array(cuckoo_create(cap, 0.01, expansion => 2), vals);
+  PERFORM cuckoo_add_array(cuckoo_create(cap, 0.01, max_kicks => kicks, expansion => 2), vals);
   RETURN false;
 EXCEPTION WHEN program_limit_exceeded THEN
   RETURN true;
@@ -96,6 +96,10 @@ SELECT cap, count(*) FILTER (WHERE edge_fill_fails(cap, vals)) AS refused, count
 FROM unnest(ARRAY[1, 2, 5, 10]) cap,
      LATERAL (SELECT ARRAY(SELECT s * 100000 + k FROM generate_series(1, 100) k) AS vals FROM generate_series(1, 200) s) x
 GROUP BY cap ORDER BY cap;
+-- and so do growing filters with almost no kicks (max_kicks 0 to 2 ran full
+-- near load 0.33)
+SELECT mk AS max_kicks, NOT edge_fill_fails(100, ARRAY(SELECT generate_series(1, 20000)), mk) AS grew
+FROM unnest(ARRAY[0, 1, 2, 3]) mk;
 SELECT (cuckoo_info(f)).items, (SELECT count(*) FROM generate_series(1800001, 1800100) k WHERE f @> k) AS found
 FROM (SELECT cuckoo_add_array(cuckoo_create(10, 0.01, expansion => 2), ARRAY(SELECT 18 * 100000 + k FROM generate_series(1, 100) k)) AS f
       OFFSET 0) s;

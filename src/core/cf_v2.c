@@ -651,8 +651,17 @@ v2_relieve(cf_filter *cf)
 	 */
 	uint64_t	small = cf->m < 256 ? cf->m : 256;
 	uint64_t	extra = cf->m / 8 > small ? cf->m / 8 : small;
-	uint64_t	limit = (uint64_t) cf->m + extra + 1;
+	uint64_t	limit;
 	uint32_t	n = 0;
+
+	/*
+	 * With almost no kicks the victim goes back only into its own pair,
+	 * which gets room when the split pointer reaches one of its buckets:
+	 * within 2m splits.
+	 */
+	if (cf->max_kicks < 8)
+		extra = 2 * (uint64_t) cf->m;
+	limit = (uint64_t) cf->m + extra + 1;
 
 	while (victim_in_use(cf) && cf->m < limit)
 	{

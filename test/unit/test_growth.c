@@ -717,6 +717,47 @@ done:
 	t_end("growth: filters of capacity 1 to 10 grow to 100 values without CF_FULL");
 }
 
+/*
+ * ---- growing filters with almost no kicks never run full ----
+ * max_kicks 0, 1 and 2: 20,000 values into a filter created for 100 (before:
+ * CF_FULL near load 0.33, the victim's pair out of reach of the splits).
+ */
+static void
+test_few_kicks(void)
+{
+	char		name[96];
+
+	for (uint32_t kicks = 0; kicks <= 2; kicks++)
+	{
+		gfilt		G = {0};
+		cf_params	p;
+		uint64_t	s = 99 + kicks;
+		uint64_t   *it = malloc(20000 * sizeof(uint64_t));
+		char		err[256] = "";
+
+		t_begin();
+		CHECK(it, "out of memory");
+		CHECK(cf_params_growing(100, 0.01, kicks, &p, err, sizeof err), "params: %s", err);
+		p.kind = CF_KIND_INTEGER;
+		REQUIRE(gnew(&G, &p));
+		for (int i = 0; i < 20000; i++)
+		{
+			cf_status	st = cf_insert(&G.cf, it[i] = sm64(&s));
+
+			CHECK(st == CF_OK || st == CF_OK_STASHED, "insert %d: %s (m %u)", i, stname(st), G.cf.m);
+		}
+		for (int i = 0; i < 20000; i++)
+			CHECK(cf_contains(&G.cf, it[i]), "false negative");
+		REQUIRE(gvalid(&G, "after 20000 inserts"));
+		t_set_note("m %u, load %.3f", G.cf.m, 20000.0 / (4.0 * G.cf.m));
+done:
+		snprintf(name, sizeof name, "growth: max_kicks %u, 200x the capacity without CF_FULL", kicks);
+		t_end(name);
+		free(G.cf.buf);
+		free(it);
+	}
+}
+
 /* ---- the validator on version-2 bytes ---- */
 static void
 test_validate_v2(void)
@@ -1101,6 +1142,7 @@ run_growth_tests(void)
 	test_rotate_seen_again(3, true);
 	test_rotate_seen_again(5, false);
 	test_small_growing();
+	test_few_kicks();
 	test_realloc_null();
 	test_size_limit();
 	test_validate_v2();
