@@ -239,6 +239,19 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 		case CF_EXISTS:
 			return;
 		case CF_FULL:
+			if (other != NULL && cf_version(cf) >= CF_VERSION_2)
+			{
+				cf_info		info;
+
+				cf_get_info(cf, &info);
+				if (info.expansion != 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("the union does not fit in a cuckoo filter of this shape"),
+							 errdetail("The growing filter has %u buckets of %u entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).",
+									   cf->m, cf->b),
+							 errhint("Build one filter over the sources with cuckoo_agg(value, capacity, fpr, 2), or union fewer, larger filters.")));
+			}
 			if (other != NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
