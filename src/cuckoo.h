@@ -139,12 +139,17 @@ typedef enum FilterGrowMode
 {
 	GROW_NONE,					/* the core may not grow the filter */
 	GROW_REPALLOC,				/* enlarge the glue's own buffer in place */
-	GROW_COPY					/* new buffer in CurrentMemoryContext; the old
+	GROW_COPY,					/* new buffer in CurrentMemoryContext; the old
 								 * one is left to its owner */
+	GROW_ALLOC					/* new buffer from a function of the caller
+								 * (filter_grow_begin_alloc), then as
+								 * GROW_REPALLOC */
 } FilterGrowMode;
+typedef void *(*FilterGrowAllocFn) (void *arg, Size size);
 extern void *filter_alloc(MemoryContext cxt, Size size);
 extern CuckooFilter *filter_new(const cf_params *p);
 extern void filter_grow_begin(cf_filter *cf, FilterGrowMode mode);
+extern void filter_grow_begin_alloc(cf_filter *cf, FilterGrowAllocFn fn, void *arg);
 extern CuckooFilter *filter_grow_end(cf_filter *cf);
 extern void filter_open(cf_filter *cf, CuckooFilter *v);
 extern void filter_report_status(cf_status st, const cf_filter *cf,

@@ -30,6 +30,9 @@ static struct
 {
 	FilterGrowMode mode;
 	MemoryContext cxt;			/* GROW_COPY: where the new buffer goes */
+	FilterGrowAllocFn fn;		/* GROW_ALLOC: what allocates it */
+	void	   *fn_arg;
+	void	   *buf;			/* the filter's bytes as the core has them */
 	size_t		alloc;			/* bytes usable at the filter's buffer */
 }			grow;
 
@@ -82,17 +85,29 @@ core_realloc(void *buf, size_t new_alloc)
 	char	   *old = (char *) buf - VARHDRSZ;
 	char	   *p;
 
-	if (grow.mode == GROW_NONE || (uint64) new_alloc > CF_MAX_BYTES)
+	/*
+	 * Only the filter the last filter_grow_begin named: a call left pending
+	 * by an error in the middle of a change cannot grow another one.
+	 */
+	if (grow.mode == GROW_NONE || buf != grow.buf || (uint64) new_alloc > CF_MAX_BYTES)
 		return NULL;
 	if (grow.mode == GROW_REPALLOC)
 		p = repalloc_huge(old, VARHDRSZ + new_alloc);
 	else
 	{
-		p = MemoryContextAllocExtended(grow.cxt, VARHDRSZ + new_alloc, MCXT_ALLOC_HUGE);
+		if (grow.mode == GROW_ALLOC)
+		{
+			p = grow.fn(grow.fn_arg, VARHDRSZ + new_alloc);
+			/* the buffer is now the caller's own: grown in place from here */
+			grow.mode = GROW_REPALLOC;
+		}
+		else
+			p = MemoryContextAllocExtended(grow.cxt, VARHDRSZ + new_alloc, MCXT_ALLOC_HUGE);
 		memcpy(p, old, VARHDRSZ + Min(grow.alloc, new_alloc));
 	}
 	advise_huge_pages(p, VARHDRSZ + new_alloc);
 	grow.alloc = new_alloc;
+	grow.buf = p + VARHDRSZ;
 	return p + VARHDRSZ;
 }
 
@@ -109,7 +124,22 @@ filter_grow_begin(cf_filter *cf, FilterGrowMode mode)
 {
 	grow.mode = mode;
 	grow.cxt = CurrentMemoryContext;
+	grow.buf = cf->buf;
 	grow.alloc = cf->alloc;
+}
+
+/*
+ * GROW_ALLOC: v belongs to someone else; if the filter must grow, fn(arg,
+ * size) gives the new varlena's memory (size bytes, the length word
+ * included; palloc'd, so that later growth repallocs it), the filter is
+ * copied there, and further growth enlarges that buffer in place.
+ */
+void
+filter_grow_begin_alloc(cf_filter *cf, FilterGrowAllocFn fn, void *arg)
+{
+	filter_grow_begin(cf, GROW_ALLOC);
+	grow.fn = fn;
+	grow.fn_arg = arg;
 }
 
 /*
@@ -122,6 +152,7 @@ filter_grow_end(cf_filter *cf)
 	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
 
 	grow.mode = GROW_NONE;
+	grow.buf = NULL;
 	SET_VARSIZE(v, VARHDRSZ + cf->len);
 	return v;
 }
@@ -183,6 +214,16 @@ full_hint(const cf_filter *cf)
 				   (size_t) CF_MAX_BYTES);
 }
 
+/* "was never rotated" or where its generations stand, for an error detail */
+static const char *
+rotation_state(const cf_info *info)
+{
+	if (info->keep == 0)
+		return "was never rotated";
+	return psprintf("is in generation %u of %u-bit tags, rotated last with keep %u",
+					info->cur_gen, info->gen_bits, info->keep);
+}
+
 /*
  * Turns a failed core status into the user-facing error.  other is the
  * second filter of a union (NULL for an operation on one filter): the
@@ -198,6 +239,19 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 		case CF_EXISTS:
 			return;
 		case CF_FULL:
+			if (other != NULL && cf_version(cf) >= CF_VERSION_2)
+			{
+				cf_info		info;
+
+				cf_get_info(cf, &info);
+				if (info.expansion != 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("the union does not fit in a cuckoo filter of this shape"),
+							 errdetail("The growing filter has %u buckets of %u entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).",
+									   cf->m, cf->b),
+							 errhint("Build one filter over the sources with cuckoo_agg(value, capacity, fpr, 2), or union fewer, larger filters.")));
+			}
 			if (other != NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -233,6 +287,18 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 
 				cf_get_info(cf, &a);
 				cf_get_info(other, &o);
+				if (a.expansion == o.expansion &&
+					cf->b == other->b && cf->f == other->f && a.tail_bits == o.tail_bits &&
+					a.c == o.c && cf_capacity(cf) == cf_capacity(other))
+				{
+					/* one creation shape: the generations differ */
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("cannot union cuckoo filters that were not rotated in step"),
+							 errdetail("The first %s; the second %s.",
+									   rotation_state(&a), rotation_state(&o)),
+							 errhint("Rotate filters that are to be unioned together, by the same cuckoo_rotate calls, or union them before rotating.")));
+				}
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("cannot union cuckoo filters of different shapes"),
@@ -325,7 +391,8 @@ filter_growth_rounds(const cf_info *info)
 		return 0;
 	while (((uint64) info->c << (k0 + 1)) <= init)
 		k0++;
-	return (int) info->k - k0;
+	/* a filter compacted below its creation size has no doublings (not < 0) */
+	return Max((int) info->k - k0, 0);
 }
 
 /* The largest capacity whose filter stays within CF_MAX_BYTES. */

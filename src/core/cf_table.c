@@ -229,6 +229,9 @@ cf_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st)
 cf_status
 cf_insert_if_absent(cf_filter *cf, uint64_t h)
 {
+	/* with generations, a value seen again is moved to the current one */
+	if (cf->version == CF_VERSION_2)
+		return cf2_insert_if_absent(cf, h);
 	if (cf_contains(cf, h))
 		return CF_EXISTS;
 	return cf_insert(cf, h);

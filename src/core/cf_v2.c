@@ -635,16 +635,33 @@ v2_grow(cf_filter *cf, uint64_t extra)
 }
 
 /*
- * After a failed walk left an entry in the victim slot: split at most m/8
- * more buckets, retrying the victim (directly after every split, with kicks
- * after the 1st, 2nd, 4th, 8th, ... split).  What is still left stays in the
- * victim slot and the filter is full, as a version-1 filter is.
+ * After a failed walk left an entry in the victim slot: split at most
+ * max(m/8, min(m, 256)) more buckets, retrying the victim (directly after
+ * every split, with kicks after the 1st, 2nd, 4th, 8th, ... split).  What is
+ * still left stays in the victim slot (cf2_insert tries again before it
+ * reports the filter full).
  */
 static void
 v2_relieve(cf_filter *cf)
 {
-	uint64_t	limit = (uint64_t) cf->m + cf->m / 8 + 1;
+	/*
+	 * A small table may double: its victim's pair can be far from the split
+	 * pointer, and a few buckets' worth of splits did not reach it (growing
+	 * filters of capacity 1 to 10 refused 2-9% of 100-value fills).
+	 */
+	uint64_t	small = cf->m < 256 ? cf->m : 256;
+	uint64_t	extra = cf->m / 8 > small ? cf->m / 8 : small;
+	uint64_t	limit;
 	uint32_t	n = 0;
+
+	/*
+	 * With almost no kicks the victim goes back only into its own pair,
+	 * which gets room when the split pointer reaches one of its buckets:
+	 * within 2m splits.
+	 */
+	if (cf->max_kicks < 8)
+		extra = 2 * (uint64_t) cf->m;
+	limit = (uint64_t) cf->m + extra + 1;
 
 	while (victim_in_use(cf) && cf->m < limit)
 	{
@@ -1124,7 +1141,20 @@ cf2_insert(cf_filter *cf, uint64_t h)
 	if (pair_only_fp2(cf, i1, i2, v.fp))
 		return CF_TOO_MANY_COPIES;
 	if (victim_in_use(cf))
-		return CF_FULL;
+	{
+		/*
+		 * A growing filter splits more buckets to place the victim left by
+		 * an earlier walk, then tries again (the geometry has changed);
+		 * full only when that did not free it, as a fixed filter is.
+		 */
+		if (!cf->grows || cf->m >= v2_max_buckets(cf) ||
+			!v2_reserve(cf, cf2_total_bytes((uint64_t) cf->m + 1, cf->b, cf->w, cf->g)))
+			return CF_FULL;		/* no room to split: the bytes are as they were */
+		v2_relieve(cf);
+		if (victim_in_use(cf))
+			return CF_FULL;
+		return cf2_insert(cf, h);
+	}
 	v2_add_entries(cf, 1);
 	v2_item_added(cf, gen);
 	placed = (h & 1) ? v2_store(cf, i2, e2, h ^ header_items(cf))
@@ -1662,6 +1692,90 @@ cf2_remove(cf_filter *cf, uint64_t h)
 		victim_retry(cf);
 	CF_ASSERT_HEADER(cf);
 	return true;
+}
+
+/*
+ * insert_if_absent on a filter with generation tags (a rotated filter).  A
+ * value the filter already reports, but only through entries of older
+ * generations, is being seen again now: it must live as long as a value
+ * added in the current generation, or a rolling window kept up to date with
+ * cuckoo_add_if_absent would drop a value seen in every period when the
+ * period of its first add expired.  So every matching entry of its two
+ * buckets (and the victim) takes the current generation: raising only
+ * extends lifetimes (as the raise rule of cf2_remove), never loses a value,
+ * and stores nothing new.  The value's logical item moves with it: one item
+ * is charged to the generation of the oldest matching entry (as a remove
+ * charges it) and counted in the current one; items is unchanged.  A value
+ * with a matching entry of the current generation is left as it is.
+ */
+cf_status
+cf2_insert_if_absent(cf_filter *cf, uint64_t h)
+{
+	v2_hash		v;
+	uint32_t	r[2],
+				bi[2],
+				ahi[2],
+				vb = 0,
+				ve = 0,
+				cur,
+				oldest = 0;
+	bool		found = false,
+				vic;
+
+	if (cf->g == 0)
+		return cf2_contains(cf, h) ? CF_EXISTS : cf2_insert(cf, h);
+	v2_parts(cf, h, &v);
+	bi[0] = locate2(cf, v.q, v.a, &r[0]);
+	bi[1] = locate2(cf, v.q2, v.a2, &r[1]);
+	ahi[0] = v.a >> r[0];
+	ahi[1] = v.a2 >> r[1];
+	vic = v2_victim(cf, &vb, &ve);
+	for (int side = 0; side < 2; side++)
+	{
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	e = rd_slot(cf, bi[side], j);
+
+			if (e == 0 || !slot_match(cf, e, v.fp, ahi[side]))
+				continue;
+			if (slot_age(cf, e) == 0)
+				return CF_EXISTS;
+			found = true;
+			if (slot_age(cf, e) > oldest)
+				oldest = slot_age(cf, e);
+		}
+		if (vic && vb == bi[side] && slot_match(cf, ve, v.fp, ahi[side]))
+		{
+			if (slot_age(cf, ve) == 0)
+				return CF_EXISTS;
+			found = true;
+			if (slot_age(cf, ve) > oldest)
+				oldest = slot_age(cf, ve);
+		}
+	}
+	if (!found)
+		return cf2_insert(cf, h);
+	cur = v2_cur_gen(cf);
+	for (int side = 0; side < 2; side++)
+	{
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	e = rd_slot(cf, bi[side], j);
+
+			if (e != 0 && slot_match(cf, e, v.fp, ahi[side]))
+				wr_slot(cf, bi[side], j, slot_with_gen(cf, e, cur));
+		}
+		if (vic && vb == bi[side] && slot_match(cf, ve, v.fp, ahi[side]))
+			wr32(cf->buf + CF_V2_OFF_VICTIM_SLOT, slot_with_gen(cf, ve, cur));
+	}
+	/* items stays (a value with entries has items > 0 unless counts drifted) */
+	if (header_items(cf) > 0)
+	{
+		v2_item_removed(cf, (cur - oldest) & cf->gmask);
+		v2_item_added(cf, cur);
+	}
+	CF_ASSERT_HEADER(cf);
+	return CF_EXISTS;
 }
 
 /* ------------------------------------------------------------------------

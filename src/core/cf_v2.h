@@ -26,6 +26,7 @@ extern bool cf2_contains(const cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern void cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out) CF_HIDDEN;
 extern uint32_t cf2_count(const cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern bool cf2_remove(cf_filter *cf, uint64_t h) CF_HIDDEN;
+extern cf_status cf2_insert_if_absent(cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern cf_status cf2_union_into(cf_filter *dst, const cf_filter *src) CF_HIDDEN;
 
 #endif							/* CF_V2_H */

@@ -337,13 +337,15 @@ for v in $versions; do
   for idx in small_f_btree small_f_hash filters_f_hash; do
     tbl=${idx%%_f_*}
     other=$([ "$idx" = small_f_btree ] && echo small_f_hash || echo small_f_btree)
-    probe="BEGIN; DROP INDEX $other;
-           SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
-           SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off;
-           EXPLAIN SELECT count(*) FROM $tbl a WHERE EXISTS (SELECT FROM $tbl b WHERE b.f = a.f);
-           SELECT count(*) FROM $tbl a WHERE EXISTS (SELECT FROM $tbl b WHERE b.f = a.f);
-           ROLLBACK"
-    out=$(q "$db" "$probe" 2>&1)
+    # one -c per statement (one session, one transaction): psql before 15
+    # prints only the last result of a multi-statement -c, here the ROLLBACK's
+    # (none), which made these checks fail on 13 with an empty output
+    out=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "BEGIN" -c "DROP INDEX $other" \
+            -c "SET LOCAL enable_seqscan = off" -c "SET LOCAL enable_bitmapscan = off" \
+            -c "SET LOCAL enable_hashjoin = off" -c "SET LOCAL enable_mergejoin = off" \
+            -c "EXPLAIN SELECT count(*) FROM $tbl a WHERE EXISTS (SELECT FROM $tbl b WHERE b.f = a.f)" \
+            -c "SELECT count(*) FROM $tbl a WHERE EXISTS (SELECT FROM $tbl b WHERE b.f = a.f)" \
+            -c "ROLLBACK" 2>&1)
     check "$v: index $idx is used and finds every stored filter" "1 $(q "$db" "SELECT count(f) FROM $tbl")" \
       "$(echo "$out" | grep -q "Index.* using $idx" && echo 1) $(echo "$out" | tail -n 1)"
   done

@@ -586,7 +586,9 @@ do_union_mismatch(prog *P, flt *A, uint8_t arg)
  *   byte 4   m0 = 1 + d4 % 40 buckets
  *   byte 5   salt; max_kicks = d5 % 4 == 0 ? d5 % 13 : 500
  *   then (opcode, argument) pairs:
- *     0-3 insert a value of the alphabet   4-5 remove a live value
+ *     0-2 insert a value of the alphabet   4-5 remove a live value
+ *     3 insert_if_absent (a present value with no entry of the current
+ *       generation: its entries and its adds move to it)
  *     6 lookup                              7 rotate, keep = 1 + arg % 6
  *     8 compact                             9 union with a fresh filter of
  *                                             the same creation shape
@@ -688,6 +690,46 @@ v2_insert(cf_filter *cf, v2model *M, uint64_t h)
 	return st;
 }
 
+/*
+ * insert_if_absent: a value the filter reports is not stored again.  When
+ * none of its matching entries is of the current generation, the filter
+ * raises them all to it (the bytes change); the value's live adds in the
+ * model then live with the current generation.  (When a matching entry of
+ * the current generation exists, possibly another value's, nothing
+ * changes, and neither does the model.)
+ */
+static cf_status
+v2_insert_if_absent(cf_filter *cf, v2model *M, uint64_t h)
+{
+	v2val	   *x = v2m_find(M, h, true);
+	bool		had = cf_contains(cf, h);
+	uint64_t	items0 = cf_items(cf);
+	uint8_t    *before;
+	bool		raised;
+	cf_status	st;
+
+	if (x == NULL || x->n >= 16)
+		return CF_FULL;
+	before = fz_dup(cf->buf, cf->len);
+	st = cf_insert_if_absent(cf, h);
+	raised = st == CF_EXISTS && memcmp(before, cf->buf, cf->len) != 0;
+	free(before);
+	FZ_CHECK(st == CF_OK || st == CF_OK_STASHED || st == CF_EXISTS || st == CF_FULL ||
+			 st == CF_TOO_MANY_COPIES, "v2 insert_if_absent status %d", (int) st);
+	FZ_CHECK((st == CF_EXISTS) == had, "insert_if_absent: CF_EXISTS %d, reported before %d",
+			 (int) (st == CF_EXISTS), (int) had);
+	if (st == CF_EXISTS)
+	{
+		FZ_CHECK(cf_items(cf) == items0, "insert_if_absent of a present value changed items");
+		FZ_CHECK(!raised || cf_version(cf) == 2, "insert_if_absent of a present value changed a version-1 filter");
+		for (uint32_t z = 0; z < x->n && raised; z++)
+			x->gen[z] = M->cur;
+	}
+	else if (st == CF_OK || st == CF_OK_STASHED)
+		x->gen[x->n++] = M->cur;
+	return st;
+}
+
 static void
 v2_remove(cf_filter *cf, v2model *M, v2val *x)
 {
@@ -766,8 +808,10 @@ run_v2(const uint8_t *d, size_t n)
 			case 0:
 			case 1:
 			case 2:
-			case 3:
 				(void) v2_insert(&A, M, h);
+				break;
+			case 3:
+				(void) v2_insert_if_absent(&A, M, h);
 				break;
 			case 4:
 			case 5:
