@@ -488,10 +488,9 @@ hashset_build_filter(HashSetState *s)
 	p.bucket_size = HASHSET_BUCKET;
 	p.max_kicks = CF_DEFAULT_KICKS;
 	chunk = palloc(HASHSET_CHUNK * sizeof(uint64));
+	/* sorts the parts; without a sorted run besides them, no pass over the hashes */
+	n = (uint64) hashset_count(s);
 	hashset_reader_open(&r, s);
-	n = 0;
-	while ((got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
-		n += (uint64) got;
 	p.fp_bits = hashset_fp_bits(s->fpr);
 	p.kind = s->kind;
 	p.type_tag = s->type_tag;
