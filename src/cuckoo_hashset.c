@@ -160,11 +160,11 @@ hashset_scratch(HashSetState *s, int64 n)
 {
 	if (s->scratch_cap < n)
 	{
-		if (s->scratch)
-			pfree(s->scratch);
-		s->scratch = NULL;
-		s->scratch_cap = 0;
-		s->scratch = hashset_alloc(s->cxt, n);
+		/* grown in place (not freed and allocated anew), as the parts are */
+		if (s->scratch == NULL)
+			s->scratch = hashset_alloc(s->cxt, n);
+		else
+			s->scratch = repalloc_huge(s->scratch, (Size) n * sizeof(uint64));
 		s->scratch_cap = n;
 	}
 	return s->scratch;
@@ -238,8 +238,16 @@ part_reserve(HashSetState *s, HashSetPart *p, int64 want)
 
 	if (want <= p->cap)
 		return;
-	/* double while small, then grow by a quarter: memory stays near 8 bytes a hash */
-	cap = p->cap < 4096 ? p->cap * 2 : p->cap + p->cap / 4;
+	/*
+	 * Doubled; up to 1,024 hashes (8 kB) the memory context recycles the
+	 * small arrays, and from there the part goes straight to 16,384 (128
+	 * kB): an array that large gets pages of its own from the C library
+	 * (mmap; realloc moves them with mremap, nothing copied), which are
+	 * resident only once written, so the room not yet used costs address
+	 * space, not memory, and no freed copy is left behind in the heap.
+	 * Each hash is merged about twice on its way (part_normalize).
+	 */
+	cap = p->cap < 1024 ? p->cap * 2 : Max(p->cap * 2, 16384);
 	cap = Max(cap, Max(want, HASHSET_PART_MIN));
 	if ((uint64) cap > MaxAllocHugeSize / sizeof(uint64) / 2)
 		ereport(ERROR,
@@ -263,7 +271,7 @@ hashset_part_full(HashSetState *s, HashSetPart *p)
 	{
 		part_normalize(s, p);
 		if (p->n <= p->cap - p->cap / 4)
-			return;
+			return;				/* repeats made room: no need to grow */
 	}
 	part_reserve(s, p, p->n + 1);
 }
