@@ -59,5 +59,43 @@ SELECT g, has_1, items, same FROM (
 WHERE g IN (1, 1023, 1024, 1025, 2048, 2100) OR g % 700 = 0
 ORDER BY g;
 
+-- cuckoo_agg(value [, fpr]): the set of hashes is kept in 256 parts that
+-- sort and merge their new hashes as they fill.  The filter depends on the
+-- set alone: the same values in any order and with any repeats give the
+-- same bytes, with as many items as distinct values (200,000 values: each
+-- part passes 1,024 hashes and grows to 16,384; the repeats arrive after
+-- the parts were first sorted).
+CREATE TEMP TABLE bb_vals AS
+  SELECT (g * 2654435761) % 1000003 AS k, c, g
+  FROM generate_series(1, 200000) g, generate_series(1, 3) c;
+SELECT count(DISTINCT f) AS distinct_filters, min((cuckoo_info(f)).items) AS items,
+       max((cuckoo_info(f)).items) AS items_max
+FROM (
+  SELECT cuckoo_agg(k ORDER BY c, g) AS f FROM bb_vals
+  UNION ALL SELECT cuckoo_agg(k ORDER BY g DESC, c) FROM bb_vals
+  UNION ALL SELECT cuckoo_agg(k ORDER BY k) FROM bb_vals
+  UNION ALL SELECT cuckoo_agg(k) FROM bb_vals WHERE c = 2
+  UNION ALL SELECT cuckoo_agg(k::bigint) FROM bb_vals WHERE c = 3
+) s;
+-- the same through the cuckoo_hashset state: flattened, read back as text,
+-- merged from states of thirds of the rows (a flat state is spread into the
+-- parts of the expanded one), and states that keep growing after a merge
+CREATE AGGREGATE bb_hashset_of(bigint) (SFUNC = cuckoo_hashset_trans, STYPE = cuckoo_hashset,
+                                        COMBINEFUNC = cuckoo_hashset_combine);
+CREATE AGGREGATE bb_hashset_union(cuckoo_hashset) (SFUNC = cuckoo_hashset_combine, STYPE = cuckoo_hashset,
+                                                   FINALFUNC = cuckoo_hashset_final);
+CREATE TEMP TABLE bb_states AS SELECT c, bb_hashset_of(k) AS h FROM bb_vals GROUP BY c;
+SELECT cuckoo_hashset_count(bb_hashset_of(k)) AS hashes,
+       cuckoo_hashset_count(bb_hashset_of(k)::text::cuckoo_hashset) AS after_text,
+       (SELECT bb_hashset_union(h) FROM bb_states) = cuckoo_agg(k) AS merged_same,
+       (SELECT bb_hashset_union(h::text::cuckoo_hashset ORDER BY c DESC) FROM bb_states) = cuckoo_agg(k) AS merged_text_same,
+       (SELECT bb_hashset_union(h) FROM (SELECT bb_hashset_of(k) AS h FROM bb_vals WHERE g % 5 = 0 GROUP BY c) x)
+         = (SELECT cuckoo_agg(k) FROM bb_vals WHERE g % 5 = 0) AS part_same
+FROM bb_vals;
+DROP TABLE bb_states;
+DROP AGGREGATE bb_hashset_union(cuckoo_hashset);
+DROP AGGREGATE bb_hashset_of(bigint);
+DROP TABLE bb_vals;
+
 DROP FUNCTION bb_fold(bigint, float8, int, int, bool);
 RESET max_parallel_workers_per_gather;
