@@ -3,15 +3,16 @@
  *     The aggregates that build filters inside queries.
  *
  * cuckoo_agg(value [, fpr]) sizes the filter to the data.  Its state is the
- * set of distinct 64-bit hashes seen (a sorted array and a buffer merged into
- * it, read in ascending order: cuckoo_hashset.c); the final function counts
+ * set of distinct 64-bit hashes seen (in parts sorted as they fill, read in
+ * ascending order: cuckoo_hashset.c); the final function counts
  * them and builds a filter of exactly the size they need.  Equal hashes are one value, so each distinct
  * value is stored once, and serial and parallel plans build byte-identical
  * filters (the final function inserts in sorted hash order).
  *
  * cuckoo_agg(value, capacity, fpr) has a fixed shape, so filters built apart
  * can be unioned.  Its state is the filter itself (a real type, not
- * internal, so the state can travel between nodes as text or binary); the
+ * internal, so the state can travel between nodes as text or binary; while
+ * aggregating, an expanded object that buffers hashes, below); the
  * transition adds each value unless already reported, and the combine
  * function is the union, cuckoo_union_trans, which is also the transition of
  * cuckoo_union_agg.

@@ -3,17 +3,20 @@
  *     The state of cuckoo_agg(value [, fpr]): the set of distinct 64-bit
  *     hashes seen (HashSetState, declared in cuckoo_hashset.h).
  *
- * The set is a sorted array without duplicates plus an append-only buffer of
- * the latest hashes.  A transition appends (sequential memory, no probing);
- * when the buffer is full it is sorted (radix sort), its duplicates dropped,
- * and it is merged into the sorted array in place, from the back.  The
- * buffer holds an eighth of the sorted array (at least HASHSET_BUF_MIN
- * hashes), so each hash is moved a bounded number of times and memory stays
- * near 8 bytes per distinct value (docs/DESIGN.md).  The final build, combine
- * and serialisation all see the hashes in ascending order (HashSetReader), so
- * serial and parallel plans build byte-identical filters.  No function but
- * the transition and combine ever changes a state: serialisation and the
- * final function merge a sorted copy of the buffer on the fly.
+ * The set is split into HASHSET_PARTS parts by the top bits of a hash.  A
+ * part is an array: a sorted front without repeats, then the hashes appended
+ * since.  A transition appends to the hash's part (no probing); when a part
+ * is full its new hashes are sorted (radix sort), their repeats dropped, and
+ * they are merged into its front, from the back.  A part is small enough for
+ * the sort and the merge to stay in the cache (a few hundred kB at 10M
+ * values), and doubles when still full, so each hash is moved about twice
+ * and memory stays near 8 bytes per distinct value (docs/DESIGN.md).  A state
+ * may also hold one sorted run (a deserialised state, or a view of a flat
+ * value), merged with the parts on the fly by the reader.  The final build,
+ * combine and serialisation all see the hashes in ascending order
+ * (HashSetReader), so serial and parallel plans build byte-identical
+ * filters.  Reading sorts each part's appended hashes first (hashset_flush),
+ * which leaves the set as it was.
  *
  * The filter a set builds (hashset_build_filter) is the final result of both
  * cuckoo_agg(value [, fpr]) and its cuckoo_hashset-state overloads, so the
