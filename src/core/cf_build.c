@@ -9,7 +9,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_internal.h"
+#include "cf_table.h"
 
 /*
  * How far ahead the buckets of a later hash are requested: each insert costs
@@ -17,6 +17,28 @@
  * covers the round trip of one with the work of the next few.
  */
 #define CF_BUILD_AHEAD	16
+
+/*
+ * cf_insert_if_absent of a version-1 filter with the hash located once:
+ * cf_contains (both buckets, the victim slot), then what cf_insert does.
+ */
+static inline cf_status
+insert_if_absent_v1(cf_filter *cf, uint64_t h)
+{
+	uint32_t	fp,
+				i1,
+				i2;
+	cf_status	st;
+
+	locate(cf, h, &fp, &i1);
+	i2 = alt_bucket(cf, i1, fp);
+	if (bucket_has_fp(cf, i1, fp) || bucket_has_fp(cf, i2, fp) ||
+		victim_matches(cf, fp, i1, i2))
+		return CF_EXISTS;
+	st = cf_insert_fingerprint(cf, i1, fp, h ^ header_items(cf), true);
+	CF_ASSERT_HEADER(cf);
+	return st;
+}
 
 /*
  * The same as calling cf_insert_if_absent(cf, h[j]) for j = 0 .. n-1 in
@@ -66,7 +88,7 @@ cf_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *
 			prefetch_bucket(cf, i1);
 			prefetch_bucket(cf, alt_bucket(cf, i1, fp));
 		}
-		s = cf_insert_if_absent(cf, h[j]);
+		s = insert_if_absent_v1(cf, h[j]);
 		if (s != CF_OK && s != CF_OK_STASHED && s != CF_EXISTS)
 		{
 			*st = s;
