@@ -174,19 +174,60 @@ hashset_scratch(HashSetState *s, int64 n)
 }
 
 /*
+ * Merges the ascending, distinct b[0 .. nb-1] (outside the part) into the
+ * sorted front of part p, which must hold nothing else and have room for
+ * both: afterwards p is ascending and distinct.  From the back, larger
+ * first; a value in both is written once.
+ */
+static void
+part_merge_sorted(HashSetPart *p, const uint64 *b, int64 nb)
+{
+	int64		na = p->nsorted,
+				need = na + nb,
+				i = na - 1,
+				j = nb - 1,
+				w = need - 1;
+	uint64	   *a = p->a;
+
+	Assert(p->n == p->nsorted && need <= p->cap);
+	/* without branches: which side is taken is a coin toss on hashes */
+	while (i >= 0 && j >= 0)
+	{
+		uint64		ai = a[i],
+					bj = b[j];
+
+		a[w--] = ai > bj ? ai : bj;
+		i -= (ai >= bj);
+		j -= (bj >= ai);
+	}
+	if (j >= 0)
+	{
+		/* the front is used up: the rest of b goes below */
+		memcpy(&a[w - j], b, (Size) (j + 1) * sizeof(uint64));
+		w -= j + 1;
+	}
+	/*
+	 * What is left of the front, [0, i], is in place; the merged tail is
+	 * [w + 1, need).  Each repeat left one slot between them: close the gap.
+	 * (While merging, w - i = j + 1 + repeats so far > 0: no unread element
+	 * is ever overwritten.)
+	 */
+	if (w > i)
+		memmove(&a[i + 1], &a[w + 1], (Size) (need - 1 - w) * sizeof(uint64));
+	p->n = need - (w - i);
+	p->nsorted = p->n;
+}
+
+/*
  * Sorts a part's appended hashes, drops repeats and merges them into its
- * sorted prefix: afterwards the whole part is ascending and distinct.  The
+ * sorted front: afterwards the whole part is ascending and distinct.  The
  * set it holds is unchanged.
  */
 static void
 part_normalize(HashSetState *s, HashSetPart *p)
 {
 	int64		na = p->nsorted,
-				nb = p->n - p->nsorted,
-				i,
-				j,
-				w,
-				need;
+				nb = p->n - p->nsorted;
 	uint64	   *b;
 
 	if (nb == 0)
@@ -196,41 +237,8 @@ part_normalize(HashSetState *s, HashSetPart *p)
 	memcpy(b, p->a + na, (Size) nb * sizeof(uint64));
 	sort_hashes(b, b + nb, nb, HASHSET_PART_BITS);
 	nb = dedupe_sorted(b, nb);
-	/* merged from the back: larger first; a value in both is written once */
-	need = na + nb;
-	i = na - 1;
-	j = nb - 1;
-	w = need - 1;
-	{
-		uint64	   *a = p->a;
-
-		/* without branches: which side is taken is a coin toss on hashes */
-		while (i >= 0 && j >= 0)
-		{
-			uint64		ai = a[i],
-						bj = b[j];
-
-			a[w--] = ai > bj ? ai : bj;
-			i -= (ai >= bj);
-			j -= (bj >= ai);
-		}
-		if (j >= 0)
-		{
-			/* the prefix is used up: the rest of b goes below */
-			memcpy(&a[w - j], b, (Size) (j + 1) * sizeof(uint64));
-			w -= j + 1;
-		}
-	}
-	/*
-	 * What is left of the prefix, [0, i], is in place; the merged tail is
-	 * [w + 1, need).  Each repeat left one slot between them: close the gap.
-	 * (While merging, w - i = j + 1 + repeats so far > 0: no unread element
-	 * is ever overwritten.)
-	 */
-	if (w > i)
-		memmove(&p->a[i + 1], &p->a[w + 1], (Size) (need - 1 - w) * sizeof(uint64));
-	p->n = need - (w - i);
-	p->nsorted = p->n;
+	p->n = na;
+	part_merge_sorted(p, b, nb);
 }
 
 /* Room for at least want hashes in part p. */
@@ -283,19 +291,19 @@ hashset_part_full(HashSetState *s, HashSetPart *p)
 static void
 part_append(HashSetState *s, HashSetPart *p, const uint64 *src, int64 n, bool sorted)
 {
-	bool		extends;
-
 	if (n == 0)
 		return;
 	if (p->n + n > p->cap && p->a != NULL)
 		part_normalize(s, p);
 	part_reserve(s, p, p->n + n);
-	/* a sorted run above everything in a sorted part stays sorted */
-	extends = sorted && p->nsorted == p->n && (p->n == 0 || p->a[p->n - 1] < src[0]);
+	if (sorted && p->nsorted == p->n)
+	{
+		/* a sorted run into a sorted part: merged at once, no sorting */
+		part_merge_sorted(p, src, n);
+		return;
+	}
 	memcpy(p->a + p->n, src, (Size) n * sizeof(uint64));
 	p->n += n;
-	if (extends)
-		p->nsorted = p->n;
 }
 
 /* Appends the ascending, distinct run a[0 .. n-1] to the parts of s. */
@@ -449,9 +457,10 @@ hashset_count(HashSetState *s)
 
 
 /*
- * s1 gains s2's hashes, part by part (a part of s2 goes whole into the same
- * part of s1; repeats are dropped when the part is next sorted); s2's set is
- * only read.
+ * s1 gains s2's hashes, part by part: a part of s2 goes whole into the same
+ * part of s1, its sorted front merged at once (no sorting), anything s2 had
+ * not sorted yet appended, to be sorted in when the part next fills or is
+ * read.  s2's set is only read.
  */
 void
 hashset_combine(HashSetState *s1, HashSetState *s2)
