@@ -3,17 +3,20 @@
  *     The state of cuckoo_agg(value [, fpr]): the set of distinct 64-bit
  *     hashes seen (HashSetState, declared in cuckoo_hashset.h).
  *
- * The set is a sorted array without duplicates plus an append-only buffer of
- * the latest hashes.  A transition appends (sequential memory, no probing);
- * when the buffer is full it is sorted (radix sort), its duplicates dropped,
- * and it is merged into the sorted array in place, from the back.  The
- * buffer holds an eighth of the sorted array (at least HASHSET_BUF_MIN
- * hashes), so each hash is moved a bounded number of times and memory stays
- * near 8 bytes per distinct value (docs/DESIGN.md).  The final build, combine
- * and serialisation all see the hashes in ascending order (HashSetReader), so
- * serial and parallel plans build byte-identical filters.  No function but
- * the transition and combine ever changes a state: serialisation and the
- * final function merge a sorted copy of the buffer on the fly.
+ * The set is split into HASHSET_PARTS parts by the top bits of a hash.  A
+ * part is an array: a sorted front without repeats, then the hashes appended
+ * since.  A transition appends to the hash's part (no probing); when a part
+ * is full its new hashes are sorted (radix sort), their repeats dropped, and
+ * they are merged into its front, from the back.  A part is small enough for
+ * the sort and the merge to stay in the cache (a few hundred kB at 10M
+ * values), and doubles when still full, so each hash is moved about twice
+ * and memory stays near 8 bytes per distinct value (docs/DESIGN.md).  A state
+ * may also hold one sorted run (a deserialised state, or a view of a flat
+ * value), merged with the parts on the fly by the reader.  The final build,
+ * combine and serialisation all see the hashes in ascending order
+ * (HashSetReader), so serial and parallel plans build byte-identical
+ * filters.  Reading sorts each part's appended hashes first (hashset_flush),
+ * which leaves the set as it was.
  *
  * The filter a set builds (hashset_build_filter) is the final result of both
  * cuckoo_agg(value [, fpr]) and its cuckoo_hashset-state overloads, so the
@@ -48,8 +51,7 @@ hashset_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag)
 	s->fpr = fpr;
 	s->kind = kind;
 	s->type_tag = tag;
-	s->buf_cap = 1024;			/* grows to HASHSET_BUF_MIN and beyond as needed */
-	s->buf = hashset_alloc(cxt, s->buf_cap);
+	/* the parts are allocated by the first add */
 	return s;
 }
 
@@ -63,13 +65,14 @@ cmp_u64(const void *x, const void *y)
 }
 
 /*
- * Sorts a[0 .. n-1] ascending using tmp (n entries) as scratch.  Hashes are
- * uniform, so three stable counting passes over the top 33 bits leave only
- * rare runs with equal top bits out of order; one insertion pass, linear on
- * such input, finishes the sort exactly.
+ * Sorts a[0 .. n-1] ascending using tmp (n entries) as scratch.  The top
+ * skip bits of every hash are equal (the part's index).  Hashes are uniform,
+ * so three stable counting passes over the 33 bits below them leave only
+ * rare runs with equal such bits out of order; one insertion pass, linear on
+ * such input, finishes the sort exactly.  Short arrays are insertion-sorted.
  */
 static void
-sort_hashes(uint64 *a, uint64 *tmp, int64 n)
+sort_hashes(uint64 *a, uint64 *tmp, int64 n, int skip)
 {
 	static int64 count[2048];
 	uint64	   *src = a,
@@ -78,9 +81,25 @@ sort_hashes(uint64 *a, uint64 *tmp, int64 n)
 
 	if (n < 2)
 		return;
+	if (n <= 64)
+	{
+		for (int64 i = 1; i < n; i++)
+		{
+			uint64		v = a[i];
+			int64		j = i;
+
+			while (j > 0 && a[j - 1] > v)
+			{
+				a[j] = a[j - 1];
+				j--;
+			}
+			a[j] = v;
+		}
+		return;
+	}
 	for (int pass = 0; pass < 3; pass++)
 	{
-		int			shift = 31 + 11 * pass;
+		int			shift = 64 - skip - 11 * (3 - pass);
 		int64		sum = 0;
 
 		memset(count, 0, sizeof(count));
@@ -101,8 +120,6 @@ sort_hashes(uint64 *a, uint64 *tmp, int64 n)
 			src = dst;
 			dst = t;
 		}
-		if ((pass & 0xF) == 0)
-			CHECK_FOR_INTERRUPTS();
 	}
 	/* three passes: the result is in tmp; copy back while finishing */
 	a[0] = src[0];
@@ -115,7 +132,7 @@ sort_hashes(uint64 *a, uint64 *tmp, int64 n)
 		{
 			a[j] = a[j - 1];
 			j--;
-			/* values chosen to collide in their top bits: stop being linear */
+			/* values chosen to collide in those bits: stop being linear */
 			if (unlikely(++moves > 8 * n))
 			{
 				memcpy(a + i + 1, src + i + 1, (Size) (n - i - 1) * sizeof(uint64));
@@ -140,106 +157,220 @@ dedupe_sorted(uint64 *a, int64 n)
 	return w;
 }
 
-/* Merges the sorted, distinct b[0 .. nb-1] into s->sorted, in place. */
-void
-hashset_merge_sorted(HashSetState *s, const uint64 *b, int64 nb)
+/* The state's scratch, at least n hashes. */
+static uint64 *
+hashset_scratch(HashSetState *s, int64 n)
 {
-	int64		need = s->nsorted + nb,
-				i = s->nsorted - 1,
+	if (s->scratch_cap < n)
+	{
+		/* grown in place (not freed and allocated anew), as the parts are */
+		if (s->scratch == NULL)
+			s->scratch = hashset_alloc(s->cxt, n);
+		else
+			s->scratch = repalloc_huge(s->scratch, (Size) n * sizeof(uint64));
+		s->scratch_cap = n;
+	}
+	return s->scratch;
+}
+
+/*
+ * Merges the ascending, distinct b[0 .. nb-1] (outside the part) into the
+ * sorted front of part p, which must hold nothing else and have room for
+ * both: afterwards p is ascending and distinct.  From the back, larger
+ * first; a value in both is written once.
+ */
+static void
+part_merge_sorted(HashSetPart *p, const uint64 *b, int64 nb)
+{
+	int64		na = p->nsorted,
+				need = na + nb,
+				i = na - 1,
 				j = nb - 1,
 				w = need - 1;
+	uint64	   *a = p->a;
 
-	if (nb == 0)
-		return;
-	if (need > s->sorted_cap)
+	Assert(p->n == p->nsorted && need <= p->cap);
+	/* without branches: which side is taken is a coin toss on hashes */
+	while (i >= 0 && j >= 0)
 	{
-		int64		cap = Max(need, s->sorted_cap + s->sorted_cap / 4);
+		uint64		ai = a[i],
+					bj = b[j];
 
-		if (s->sorted == NULL)
-			s->sorted = hashset_alloc(s->cxt, cap);
-		else
-		{
-			if ((uint64) cap > MaxAllocHugeSize / sizeof(uint64) / 2)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("too many distinct values for one cuckoo filter")));
-			s->sorted = repalloc_huge(s->sorted, (Size) cap * sizeof(uint64));
-		}
-		s->sorted_cap = cap;
+		a[w--] = ai > bj ? ai : bj;
+		i -= (ai >= bj);
+		j -= (bj >= ai);
 	}
-	/* from the back: larger first; equal values are written once */
-	while (j >= 0)
+	if (j >= 0)
 	{
-		if (i >= 0 && s->sorted[i] > b[j])
-			s->sorted[w--] = s->sorted[i--];
-		else
-		{
-			if (i >= 0 && s->sorted[i] == b[j])
-				i--;
-			s->sorted[w--] = b[j--];
-		}
-		if ((w & 0xFFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
+		/* the front is used up: the rest of b goes below */
+		memcpy(&a[w - j], b, (Size) (j + 1) * sizeof(uint64));
+		w -= j + 1;
 	}
 	/*
-	 * What is left of the old array, [0, i], is in place; the merged tail is
+	 * What is left of the front, [0, i], is in place; the merged tail is
 	 * [w + 1, need).  Each repeat left one slot between them: close the gap.
 	 * (While merging, w - i = j + 1 + repeats so far > 0: no unread element
 	 * is ever overwritten.)
 	 */
 	if (w > i)
-		memmove(&s->sorted[i + 1], &s->sorted[w + 1], (Size) (need - 1 - w) * sizeof(uint64));
-	s->nsorted = need - (w - i);
+		memmove(&a[i + 1], &a[w + 1], (Size) (need - 1 - w) * sizeof(uint64));
+	p->n = need - (w - i);
+	p->nsorted = p->n;
 }
 
-/* Moves the buffer into the sorted array. */
+/*
+ * Sorts a part's appended hashes, drops repeats and merges them into its
+ * sorted front: afterwards the whole part is ascending and distinct.  The
+ * set it holds is unchanged.
+ */
+static void
+part_normalize(HashSetState *s, HashSetPart *p)
+{
+	int64		na = p->nsorted,
+				nb = p->n - p->nsorted;
+	uint64	   *b;
+
+	if (nb == 0)
+		return;
+	/* the new hashes, sorted and distinct, into the scratch */
+	b = hashset_scratch(s, 2 * nb);
+	memcpy(b, p->a + na, (Size) nb * sizeof(uint64));
+	sort_hashes(b, b + nb, nb, HASHSET_PART_BITS);
+	nb = dedupe_sorted(b, nb);
+	p->n = na;
+	part_merge_sorted(p, b, nb);
+}
+
+/* Room for at least want hashes in part p. */
+static void
+part_reserve(HashSetState *s, HashSetPart *p, int64 want)
+{
+	int64		cap;
+
+	if (want <= p->cap)
+		return;
+	/*
+	 * Doubled; up to 1,024 hashes (8 kB) the memory context recycles the
+	 * small arrays, and from there the part goes straight to 16,384 (128
+	 * kB): an array that large gets pages of its own from the C library
+	 * (mmap; realloc moves them with mremap, nothing copied), which are
+	 * resident only once written, so the room not yet used costs address
+	 * space, not memory, and no freed copy is left behind in the heap.
+	 * Each hash is merged about twice on its way (part_normalize).
+	 */
+	cap = p->cap < 1024 ? p->cap * 2 : Max(p->cap * 2, 16384);
+	cap = Max(cap, Max(want, HASHSET_PART_MIN));
+	if ((uint64) cap > MaxAllocHugeSize / sizeof(uint64) / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many distinct values for one cuckoo filter")));
+	if (p->a == NULL)
+		p->a = hashset_alloc(s->cxt, cap);
+	else
+		p->a = repalloc_huge(p->a, (Size) cap * sizeof(uint64));
+	p->cap = cap;
+}
+
+/*
+ * A part is full (hashset_add): its appended hashes are sorted into it,
+ * dropping repeats; if that left less than a quarter free, it grows.
+ */
+void
+hashset_part_full(HashSetState *s, HashSetPart *p)
+{
+	if (p->a != NULL)
+	{
+		part_normalize(s, p);
+		if (p->n <= p->cap - p->cap / 4)
+			return;				/* repeats made room: no need to grow */
+	}
+	part_reserve(s, p, p->n + 1);
+}
+
+/* Appends src[0 .. n-1] (all of part p's range) to p; sorted: ascending and distinct. */
+static void
+part_append(HashSetState *s, HashSetPart *p, const uint64 *src, int64 n, bool sorted)
+{
+	if (n == 0)
+		return;
+	if (p->n + n > p->cap && p->a != NULL)
+		part_normalize(s, p);
+	part_reserve(s, p, p->n + n);
+	if (sorted && p->nsorted == p->n)
+	{
+		/* a sorted run into a sorted part: merged at once, no sorting */
+		part_merge_sorted(p, src, n);
+		return;
+	}
+	memcpy(p->a + p->n, src, (Size) n * sizeof(uint64));
+	p->n += n;
+}
+
+/* Appends the ascending, distinct run a[0 .. n-1] to the parts of s. */
+static void
+parts_append_run(HashSetState *s, const uint64 *a, int64 n)
+{
+	int64		i = 0;
+
+	if (n > 0 && s->parts == NULL)
+		s->parts = MemoryContextAllocZero(s->cxt, HASHSET_PARTS * sizeof(HashSetPart));
+	while (i < n)
+	{
+		uint64		top = a[i] >> (64 - HASHSET_PART_BITS);
+		int64		j = i + 1;
+
+		while (j < n && (a[j] >> (64 - HASHSET_PART_BITS)) == top)
+			j++;
+		part_append(s, &s->parts[top], a + i, j - i, true);
+		i = j;
+	}
+}
+
+/* Sorts every part (the set is unchanged): each part ascending and distinct. */
 void
 hashset_flush(HashSetState *s)
 {
-	uint64	   *tmp;
-	int64		n;
-
-	if (s->nbuf == 0)
+	if (s->parts == NULL)
 		return;
-	tmp = hashset_alloc(CurrentMemoryContext, s->nbuf);
-	sort_hashes(s->buf, tmp, s->nbuf);
-	pfree(tmp);
-	n = dedupe_sorted(s->buf, s->nbuf);
-	hashset_merge_sorted(s, s->buf, n);
-	s->nbuf = 0;
-	/* the buffer holds an eighth of the sorted array, at least HASHSET_BUF_MIN */
-	if (s->buf_cap < Max(HASHSET_BUF_MIN, s->nsorted / 8))
+	for (int i = 0; i < HASHSET_PARTS; i++)
 	{
-		pfree(s->buf);
-		s->buf_cap = Max(HASHSET_BUF_MIN, s->nsorted / 8);
-		s->buf = hashset_alloc(s->cxt, s->buf_cap);
+		part_normalize(s, &s->parts[i]);
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 
 /*
- * Reads a state's hashes in ascending order without changing it: the sorted
- * array merged on the fly with a sorted, deduplicated copy of the buffer.
+ * Reads a state's hashes in ascending order: the sorted run merged on the
+ * fly with the parts, taken in order once each is sorted (hashset_flush,
+ * which leaves the set as it is).
  */
-
 void
-hashset_reader_open(HashSetReader *r, const HashSetState *s)
+hashset_reader_open(HashSetReader *r, HashSetState *s)
 {
+	hashset_flush(s);
 	r->a = s->sorted;
-	r->na = s->nsorted;
+	r->na = s->sorted ? s->nsorted : 0;
 	r->ia = 0;
-	r->nb = s->nbuf;
-	r->ib = 0;
-	r->b = NULL;
-	if (s->nbuf > 0)
-	{
-		uint64	   *tmp = hashset_alloc(CurrentMemoryContext, s->nbuf);
+	r->parts = s->parts;
+	r->pi = 0;
+	r->pj = 0;
+}
 
-		r->b = hashset_alloc(CurrentMemoryContext, s->nbuf);
-		memcpy(r->b, s->buf, (Size) s->nbuf * sizeof(uint64));
-		sort_hashes(r->b, tmp, s->nbuf);
-		pfree(tmp);
-		r->nb = dedupe_sorted(r->b, s->nbuf);
+/* The next hash of the parts, or false at their end. */
+static inline bool
+reader_part_peek(HashSetReader *r, uint64 *v)
+{
+	if (r->parts == NULL)
+		return false;
+	while (r->pi < HASHSET_PARTS && r->pj >= r->parts[r->pi].n)
+	{
+		r->pi++;
+		r->pj = 0;
 	}
+	if (r->pi >= HASHSET_PARTS)
+		return false;
+	*v = r->parts[r->pi].a[r->pj];
+	return true;
 }
 
 /* Up to max next hashes into out; returns how many (0 at the end). */
@@ -247,16 +378,36 @@ int64
 hashset_reader_read(HashSetReader *r, uint64 *out, int64 max)
 {
 	int64		n = 0;
+	uint64		b;
 
-	while (n < max && (r->ia < r->na || r->ib < r->nb))
+	if (r->ia >= r->na)
 	{
-		if (r->ib >= r->nb || (r->ia < r->na && r->a[r->ia] < r->b[r->ib]))
+		/* the parts alone (the usual case): copied a stretch at a time */
+		while (n < max && reader_part_peek(r, &b))
+		{
+			const HashSetPart *p = &r->parts[r->pi];
+			int64		take = Min(max - n, p->n - r->pj);
+
+			memcpy(out + n, p->a + r->pj, (Size) take * sizeof(uint64));
+			n += take;
+			r->pj += take;
+		}
+		return n;
+	}
+	while (n < max)
+	{
+		bool		hb = reader_part_peek(r, &b);
+
+		if (r->ia >= r->na && !hb)
+			break;
+		if (!hb || (r->ia < r->na && r->a[r->ia] < b))
 			out[n++] = r->a[r->ia++];
 		else
 		{
-			if (r->ia < r->na && r->a[r->ia] == r->b[r->ib])
+			if (r->ia < r->na && r->a[r->ia] == b)
 				r->ia++;
-			out[n++] = r->b[r->ib++];
+			out[n++] = b;
+			r->pj++;
 		}
 	}
 	return n;
@@ -266,26 +417,34 @@ void
 hashset_reader_rewind(HashSetReader *r)
 {
 	r->ia = 0;
-	r->ib = 0;
+	r->pi = 0;
+	r->pj = 0;
 }
 
 void
 hashset_reader_close(HashSetReader *r)
 {
-	if (r->b)
-		pfree(r->b);
-	r->b = NULL;
+	r->parts = NULL;
 }
 
-/* Number of distinct hashes in a state (one pass, no change). */
+/* Number of distinct hashes in a state (sorts its parts; the set is unchanged). */
 int64
-hashset_count(const HashSetState *s)
+hashset_count(HashSetState *s)
 {
-	HashSetReader	r;
+	HashSetReader r;
 	uint64		chunk[HASHSET_CHUNK];
 	int64		n = 0,
 				got;
 
+	hashset_flush(s);
+	if (s->sorted == NULL || s->nsorted == 0)
+	{
+		/* the parts alone: distinct within each, disjoint across */
+		if (s->parts != NULL)
+			for (int i = 0; i < HASHSET_PARTS; i++)
+				n += s->parts[i].n;
+		return n;
+	}
 	hashset_reader_open(&r, s);
 	while ((got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
 	{
@@ -297,19 +456,28 @@ hashset_count(const HashSetState *s)
 }
 
 
-/* s1 gains s2's hashes (sorted runs merge); s2 is only read. */
+/*
+ * s1 gains s2's hashes, part by part: a part of s2 goes whole into the same
+ * part of s1, its sorted front merged at once (no sorting), anything s2 had
+ * not sorted yet appended, to be sorted in when the part next fills or is
+ * read.  s2's set is only read.
+ */
 void
-hashset_combine(HashSetState *s1, const HashSetState *s2)
+hashset_combine(HashSetState *s1, HashSetState *s2)
 {
-	hashset_flush(s1);
-	hashset_merge_sorted(s1, s2->sorted, s2->nsorted);
-	if (s2->nbuf > 0)
+	if (s2->sorted != NULL && s2->nsorted > 0)
+		parts_append_run(s1, s2->sorted, s2->nsorted);
+	if (s2->parts == NULL)
+		return;
+	if (s1->parts == NULL)
+		s1->parts = MemoryContextAllocZero(s1->cxt, HASHSET_PARTS * sizeof(HashSetPart));
+	for (int i = 0; i < HASHSET_PARTS; i++)
 	{
-		HashSetReader r;
+		HashSetPart *p2 = &s2->parts[i];
 
-		hashset_reader_open(&r, s2);
-		hashset_merge_sorted(s1, r.b, r.nb);
-		hashset_reader_close(&r);
+		part_append(s1, &s1->parts[i], p2->a, p2->nsorted, true);
+		part_append(s1, &s1->parts[i], p2->a + p2->nsorted, p2->n - p2->nsorted, false);
+		CHECK_FOR_INTERRUPTS();
 	}
 }
 
@@ -328,7 +496,7 @@ hashset_fpr_valid(double fpr)
  * over; the hashes are all still here.
  */
 CuckooFilter *
-hashset_build_filter(const HashSetState *s)
+hashset_build_filter(HashSetState *s)
 {
 	cf_params	p = {0};
 	uint64		n;
@@ -340,10 +508,9 @@ hashset_build_filter(const HashSetState *s)
 	p.bucket_size = HASHSET_BUCKET;
 	p.max_kicks = CF_DEFAULT_KICKS;
 	chunk = palloc(HASHSET_CHUNK * sizeof(uint64));
+	/* sorts the parts; without a sorted run besides them, no pass over the hashes */
+	n = (uint64) hashset_count(s);
 	hashset_reader_open(&r, s);
-	n = 0;
-	while ((got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
-		n += (uint64) got;
 	p.fp_bits = hashset_fp_bits(s->fpr);
 	p.kind = s->kind;
 	p.type_tag = s->type_tag;

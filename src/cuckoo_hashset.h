@@ -11,21 +11,37 @@
 
 #include "cuckoo.h"
 
-#define HASHSET_BUF_MIN		65536
+#define HASHSET_PART_BITS	8		/* the set is split by the top 8 bits of a hash */
+#define HASHSET_PARTS		(1 << HASHSET_PART_BITS)
+#define HASHSET_PART_MIN	16		/* first room of a part */
 #define HASHSET_CHUNK		4096	/* hashes a reader hands out at a time */
 #define HASHSET_DEFAULT_FPR	0.01
 #define HASHSET_LOAD		0.95	/* load the data-sized filter is built at */
 #define HASHSET_BUCKET		4
 #define HASHSET_MAX_TRIES	200		/* builds before giving up (each 0.5% larger) */
 
+/*
+ * One part of the set: the hashes whose top HASHSET_PART_BITS bits are its
+ * index.  a[0 .. nsorted-1] are ascending and distinct; a[nsorted .. n-1]
+ * were appended since, unsorted, and may repeat.
+ */
+typedef struct HashSetPart
+{
+	uint64	   *a;
+	int64		n;
+	int64		nsorted;
+	int64		cap;
+} HashSetPart;
+
 typedef struct HashSetState
 {
-	uint64	   *sorted;			/* distinct hashes, ascending */
+	uint64	   *sorted;			/* a run of distinct hashes, ascending (a
+								 * deserialised or flat state; may be NULL) */
 	int64		nsorted;
 	int64		sorted_cap;
-	uint64	   *buf;			/* unsorted, may repeat */
-	int64		nbuf;
-	int64		buf_cap;
+	HashSetPart *parts;			/* HASHSET_PARTS parts, NULL until the first add */
+	uint64	   *scratch;		/* sorting room, scratch_cap hashes */
+	int64		scratch_cap;
 	double		fpr;
 	uint16		kind;
 	uint32		type_tag;
@@ -34,26 +50,25 @@ typedef struct HashSetState
 
 typedef struct HashSetReader
 {
-	const uint64 *a;
+	const uint64 *a;			/* the sorted run */
 	int64		na,
 				ia;
-	uint64	   *b;				/* the copy, owned by the reader */
-	int64		nb,
-				ib;
+	const HashSetPart *parts;	/* the parts, each sorted (hashset_flush) */
+	int			pi;				/* current part */
+	int64		pj;				/* next position in it */
 } HashSetReader;
 
 extern void *hashset_alloc(MemoryContext cxt, int64 n);
 extern HashSetState *hashset_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag);
 extern void hashset_flush(HashSetState *s);
-extern void hashset_merge_sorted(HashSetState *s, const uint64 *b, int64 nb);
-extern int64 hashset_count(const HashSetState *s);
-extern void hashset_reader_open(HashSetReader *r, const HashSetState *s);
+extern int64 hashset_count(HashSetState *s);
+extern void hashset_reader_open(HashSetReader *r, HashSetState *s);
 extern int64 hashset_reader_read(HashSetReader *r, uint64 *out, int64 max);
 extern void hashset_reader_rewind(HashSetReader *r);
 extern void hashset_reader_close(HashSetReader *r);
-extern void hashset_combine(HashSetState *s1, const HashSetState *s2);
+extern void hashset_combine(HashSetState *s1, HashSetState *s2);
 extern bool hashset_fpr_valid(double fpr);
-extern CuckooFilter *hashset_build_filter(const HashSetState *s);
+extern CuckooFilter *hashset_build_filter(HashSetState *s);
 extern double hashset_fpr_arg(FunctionCallInfo fcinfo, int argno);
 
 /* Fingerprint bits for the data-sized filter: enough for fpr at HASHSET_LOAD. */
@@ -63,22 +78,20 @@ hashset_fp_bits(double fpr)
 	return plan_fp_bits(fpr, HASHSET_BUCKET, HASHSET_LOAD, "cuckoo_agg");
 }
 
-/* Adds one hash (inline: called per row). */
+extern void hashset_part_full(HashSetState *s, HashSetPart *p);
+
+/* Adds one hash (inline: called per row): appended to its part. */
 static inline void
 hashset_add(HashSetState *s, uint64 h)
 {
-	if (unlikely(s->nbuf == s->buf_cap))
-	{
-		if (s->buf_cap < HASHSET_BUF_MIN && s->nsorted == 0)
-		{
-			/* small inputs: grow the first buffer before sorting anything */
-			s->buf_cap *= 4;
-			s->buf = repalloc(s->buf, (Size) s->buf_cap * sizeof(uint64));
-		}
-		else
-			hashset_flush(s);
-	}
-	s->buf[s->nbuf++] = h;
+	HashSetPart *p;
+
+	if (unlikely(s->parts == NULL))
+		s->parts = MemoryContextAllocZero(s->cxt, HASHSET_PARTS * sizeof(HashSetPart));
+	p = &s->parts[h >> (64 - HASHSET_PART_BITS)];
+	if (unlikely(p->n == p->cap))
+		hashset_part_full(s, p);
+	p->a[p->n++] = h;
 }
 
 #endif							/* CUCKOO_HASHSET_H */

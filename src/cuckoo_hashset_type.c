@@ -75,19 +75,19 @@ hashset_expanded_new(MemoryContext parent, double fpr, uint16 kind, uint32 tag)
 	return e;
 }
 
-/* Size of the flat form.  Sorts the buffer in (the set's content is unchanged). */
+/* Size of the flat form.  Sorts the parts (the set's content is unchanged). */
 static Size
 hashset_expanded_flat_size(ExpandedObjectHeader *eohptr)
 {
 	ExpandedHashSet *e = (ExpandedHashSet *) eohptr;
+	int64		n = hashset_count(e->s);
 
-	hashset_flush(e->s);
-	if (e->s->nsorted > HS_MAX_HASHES)
+	if (n > HS_MAX_HASHES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("cuckoo_hashset of " INT64_FORMAT " hashes is too large to store or send",
-						e->s->nsorted)));
-	return HS_FLAT_HEADER + (Size) e->s->nsorted * sizeof(uint64);
+						n)));
+	return HS_FLAT_HEADER + (Size) n * sizeof(uint64);
 }
 
 static void
@@ -95,18 +95,24 @@ hashset_expanded_flatten(ExpandedObjectHeader *eohptr, void *result, Size alloca
 {
 	ExpandedHashSet *e = (ExpandedHashSet *) eohptr;
 	CuckooHashSet *v = (CuckooHashSet *) result;
+	int64		n = (int64) ((allocated_size - HS_FLAT_HEADER) / sizeof(uint64)),
+				got = 0,
+				k;
+	HashSetReader r;
 
-	/* get_flat_size ran just before: the buffer is empty */
-	Assert(e->s->nbuf == 0);
-	Assert(allocated_size == HS_FLAT_HEADER + (Size) e->s->nsorted * sizeof(uint64));
 	memset(v, 0, HS_FLAT_HEADER);
 	SET_VARSIZE(v, allocated_size);
 	v->magic = HS_MAGIC;
 	v->kind = e->s->kind;
 	v->type_tag = e->s->type_tag;
 	v->fpr = e->s->fpr;
-	if (e->s->nsorted > 0)
-		memcpy(v->hashes, e->s->sorted, (Size) e->s->nsorted * sizeof(uint64));
+	/* get_flat_size counted the hashes just before: they fill the value */
+	hashset_reader_open(&r, e->s);
+	while (got < n && (k = hashset_reader_read(&r, v->hashes + got, n - got)) > 0)
+		got += k;
+	hashset_reader_close(&r);
+	if (got != n)
+		elog(ERROR, "cuckoo_hashset changed while it was flattened");
 }
 
 /* The expanded set behind d, or NULL when d is not one of ours. */
@@ -128,7 +134,7 @@ hashset_expanded_of(Datum d, bool rw_only)
  * view (*tmp) of the flat value.  Flat values were fully validated on entry;
  * the O(1) check here guards against a damaged datum.
  */
-static const HashSetState *
+static HashSetState *
 hashset_arg(FunctionCallInfo fcinfo, int argno, HashSetState *tmp)
 {
 	ExpandedHashSet *e = hashset_expanded_of(PG_GETARG_DATUM(argno), false);
@@ -377,7 +383,7 @@ hashset_state(FunctionCallInfo fcinfo, MemoryContext aggcxt, int argno)
 {
 	ExpandedHashSet *e = hashset_expanded_of(PG_GETARG_DATUM(argno), true);
 	HashSetState tmp;
-	const HashSetState *s;
+	HashSetState *s;
 
 	if (e != NULL)
 		return e;
@@ -433,7 +439,7 @@ cuckoo_hashset_combine(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt;
 	ExpandedHashSet *e;
 	HashSetState tmp;
-	const HashSetState *s2;
+	HashSetState *s2;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		ereport(ERROR,

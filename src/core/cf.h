@@ -166,6 +166,11 @@ extern cf_status cf_insert_if_absent(cf_filter *cf, uint64_t h);
 /* Inserts in order until a status other than CF_OK; returns how many were
  * stored with CF_OK and sets *st (memory accesses overlapped). */
 extern size_t cf_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st);
+/* cf_insert_if_absent of h[0 .. n-1] in order, with memory accesses
+ * overlapped (cf_build.c); stops at the first status other than CF_OK,
+ * CF_OK_STASHED or CF_EXISTS, returns how many were handled and sets *st. */
+extern size_t cf_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t n,
+									   cf_status *st);
 extern bool cf_contains(const cf_filter *cf, uint64_t h);
 /* n lookups at once, with memory accesses overlapped: out[j] = contains(h[j]) */
 extern void cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out);

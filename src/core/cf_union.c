@@ -36,6 +36,35 @@ union_key(cf_filter *dst, const cf_filter *src, uint32_t i, uint32_t a, uint32_t
 }
 
 /*
+ * The union below sweeps src bucket by bucket; each entry also reads its
+ * alternate bucket in both filters and its bucket in dst, one random cache
+ * miss after another in filters larger than the caches.  Those of the
+ * entries CF_UNION_AHEAD buckets later are requested while the current ones
+ * are merged, so the misses overlap (the order of the work, and so the
+ * result, is unchanged).
+ */
+#define CF_UNION_AHEAD	8
+
+static inline void
+prefetch_pairs(const cf_filter *dst, const cf_filter *src, uint32_t i)
+{
+	uint32_t	fps[8];
+
+	read_bucket(src, i, fps);
+	prefetch_bucket(dst, i);
+	for (uint32_t j = 0; j < src->b; j++)
+	{
+		uint32_t	a;
+
+		if (fps[j] == 0)
+			continue;
+		a = alt_bucket(src, i, fps[j]);
+		prefetch_bucket(src, a);
+		prefetch_bucket(dst, a);
+	}
+}
+
+/*
  * dst := dst union src, for filters of the same shape.  Each (bucket pair,
  * fingerprint) key ends up with the larger of its two copy counts: the
  * multiset union, so a value present in both is stored once, not twice.
@@ -66,6 +95,8 @@ cf_union_into(cf_filter *dst, const cf_filter *src)
 		uint32_t	fps[8];
 
 		CF_CHECK_INTERRUPTS(i);
+		if (i + CF_UNION_AHEAD < src->m)
+			prefetch_pairs(dst, src, i + CF_UNION_AHEAD);
 		read_bucket(src, i, fps);
 		for (uint32_t j = 0; j < src->b; j++)
 		{
