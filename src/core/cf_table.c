@@ -772,9 +772,7 @@ shape_remove(cf_filter *cf, uint64_t h, const uint32_t B, const uint32_t F, cons
 				fpx,
 				w1,
 				w2,
-				z1,
-				z2;
-	unsigned	at;
+				z;
 
 	shape_locate(cf, h, F, P2, &fp, &i1, &i2);
 #if defined(__GNUC__) || defined(__clang__)
@@ -783,20 +781,17 @@ shape_remove(cf_filter *cf, uint64_t h, const uint32_t B, const uint32_t F, cons
 	fpx = fp * lor;
 	w1 = shape_word(data, i1, B, F, 0);
 	w2 = shape_word(data, i2, B, F, 0);
-	z1 = shape_zero_fields(w1 ^ fpx, B, F);
-	z2 = i2 != i1 ? shape_zero_fields(w2 ^ fpx, B, F) : 0;
-	if (__builtin_expect((z1 | z2) == 0, 0))
-		return remove_victim_only(cf, fp, (uint32_t) i1, (uint32_t) i2);
-	if (z1 != 0)
+	z = shape_zero_fields(w1 ^ fpx, B, F);
+	if (z == 0)
 	{
-		at = (unsigned) __builtin_ctzll(z1) - (F - 1);
-		shape_store(data, i1, w1 & ~(((UINT64_C(1) << F) - 1) << at), B, F);
+		z = shape_zero_fields(w2 ^ fpx, B, F);
+		if (__builtin_expect(z == 0 || i2 == i1, 0))
+			return remove_victim_only(cf, fp, (uint32_t) i1, (uint32_t) i2);
+		i1 = i2;
+		w1 = w2;
 	}
-	else
-	{
-		at = (unsigned) __builtin_ctzll(z2) - (F - 1);
-		shape_store(data, i2, w2 & ~(((UINT64_C(1) << F) - 1) << at), B, F);
-	}
+	w1 &= ~(((UINT64_C(1) << F) - 1) << ((unsigned) __builtin_ctzll(z) - (F - 1)));
+	shape_store(data, i1, w1, B, F);
 	add_items(cf, -1);
 	if (__builtin_expect(shape_victim_used(data), 0))
 		reinsert_victim(cf);
@@ -857,12 +852,36 @@ contains_word(const cf_filter *cf, uint64_t h)
 	return word_probe_test(&w, fp, i1, i2) || victim_matches(cf, fp, i1, i2);
 }
 
+/* Semi-sorted buckets that fit a word: cf_contains_generic's branch for them. */
+static bool
+contains_ss_word(const cf_filter *cf, uint64_t h)
+{
+	word_probe	w;
+	uint32_t	fp,
+				i1,
+				i2;
+	uint64_t	p1,
+				p2,
+				w1,
+				w2;
+
+	word_probe_init(&w, cf);
+	word_probe_locate(&w, h, &fp, &i1, &i2);
+	p1 = (uint64_t) i1 * w.bucket_bits;
+	p2 = (uint64_t) i2 * w.bucket_bits;
+	w1 = (load_le64(w.data + (p1 >> 3)) >> (p1 & 7)) & w.bucket_mask;
+	w2 = (load_le64(w.data + (p2 >> 3)) >> (p2 & 7)) & w.bucket_mask;
+	return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
+		victim_matches(cf, fp, i1, i2);
+}
+
 void
 cf_choose_paths(cf_filter *cf)
 {
 	bool		pow2 = cf->c == CF_POW2_C;
 
-	cf->contains_fn = cf->word_probe ? contains_word : cf_contains_generic;
+	cf->contains_fn = cf->word_probe ? contains_word :
+		cf->ss_word_probe ? contains_ss_word : cf_contains_generic;
 	cf->contains_many_fn = cf_contains_many_generic;
 	cf->remove_fn = cf_remove_generic;
 	if (cf->semisort)
