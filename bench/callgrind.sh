@@ -42,7 +42,7 @@ echo "|---|---|---|"
 for v in static shared; do
   "$work/$v" >/dev/null
   valgrind --tool=callgrind --callgrind-out-file="$work/$v.out" "$work/$v" >/dev/null 2>&1
-  callgrind_annotate --inclusive=yes "$work/$v.out" >"$work/$v.txt"
+  callgrind_annotate --inclusive=yes --threshold=100 "$work/$v.out" >"$work/$v.txt"
 done
 python3 - "$work/static.txt" "$work/shared.txt" "$driver" <<'PY'
 import re, sys

@@ -171,8 +171,9 @@ cf_insert_fingerprint(cf_filter *cf, uint32_t i1, uint32_t fp, uint64_t seed, bo
 	return CF_OK_STASHED;
 }
 
+/* An insert for every shape (the specialised ones: cf_choose_paths). */
 cf_status
-cf_insert(cf_filter *cf, uint64_t h)
+cf_insert_generic(cf_filter *cf, uint64_t h)
 {
 	uint32_t	fp,
 				i1;
@@ -358,7 +359,7 @@ cf_contains_generic(const cf_filter *cf, uint64_t h)
 		p2 = (uint64_t) i2 * w.bucket_bits;
 		w1 = (load_le64(w.data + (p1 >> 3)) >> (p1 & 7)) & w.bucket_mask;
 		w2 = (load_le64(w.data + (p2 >> 3)) >> (p2 & 7)) & w.bucket_mask;
-		return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
+		return ((int) ss_word_has_fp(cf, w1, fp) | (int) ss_word_has_fp(cf, w2, fp)) ||
 			victim_matches(cf, fp, i1, i2);
 	}
 	if (cf->version == CF_VERSION_2)
@@ -504,8 +505,8 @@ cf_remove_generic(cf_filter *cf, uint64_t h)
 /* ------------------------------------------------------------------------
  * Item operations by shape.
  *
- * cf_open chooses, once per view, the lookup and delete functions for the
- * filter's shape (cf_choose_paths): for the common plain shapes (b = 4 with f = 8, 12 or 16;
+ * cf_open chooses, once per view, the lookup, insert and delete functions for
+ * the filter's shape (cf_choose_paths): for the common plain shapes (b = 4 with f = 8, 12 or 16;
  * b = 2 and 8 with f = 8 or 16) a copy of the word probe in which b, f, the
  * bucket's byte width and the SWAR constants are compile-time constants, so
  * that a bucket is one load at i * (b * f / 8) bytes, with no bit offset, no
@@ -513,8 +514,8 @@ cf_remove_generic(cf_filter *cf, uint64_t h)
  * power-of-two number of buckets (mantissa c = 128), the two range reductions
  * onto [0, c) are shifts and the modular subtraction a mask.  The arithmetic
  * is that of locate() and alt_bucket(), the answer that of
- * cf_contains_generic and the bytes a delete leaves those of
- * cf_remove_generic (test/unit/test_table.c compares them over random
+ * cf_contains_generic and the bytes an insert or a delete leaves those of
+ * cf_insert_generic and cf_remove_generic (test/unit/test_table.c compares them over random
  * filters of every shape).  Other word-probe shapes get the word probe
  * without the semi-sorted and version-2 branches; the rest go through the
  * generic functions.
@@ -799,6 +800,47 @@ shape_remove(cf_filter *cf, uint64_t h, const uint32_t B, const uint32_t F, cons
 	return true;
 }
 
+/*
+ * Inserts: bucket_place on i1, then on i2 (the first free entry), with the
+ * shape's constants and both words loaded first; when neither has room, the
+ * generic cf_insert_fingerprint takes over from the start (its own
+ * bucket_place calls fail the same way), with the seed cf_insert gives it.
+ */
+static CF_ALWAYS_INLINE cf_status
+shape_insert(cf_filter *cf, uint64_t h, const uint32_t B, const uint32_t F, const bool P2)
+{
+	uint8_t    *data = cf->data;
+	uint32_t	fp;
+	uint64_t	i1,
+				i2,
+				w1,
+				w2,
+				z;
+	cf_status	st;
+
+	shape_locate(cf, h, F, P2, &fp, &i1, &i2);
+	w1 = shape_word(data, i1, B, F, 0);
+	w2 = shape_word(data, i2, B, F, 0);
+	z = shape_zero_fields(w1, B, F);
+	if (z == 0)
+	{
+		z = shape_zero_fields(w2, B, F);
+		if (z == 0 || i2 == i1)
+		{
+			st = cf_insert_fingerprint(cf, (uint32_t) i1, fp, h ^ header_items(cf), true);
+			CF_ASSERT_HEADER(cf);
+			return st;
+		}
+		i1 = i2;
+		w1 = w2;
+	}
+	w1 |= (uint64_t) fp << ((unsigned) __builtin_ctzll(z) - (F - 1));
+	shape_store(data, i1, w1, B, F);
+	add_items(cf, 1);
+	CF_ASSERT_HEADER(cf);
+	return CF_OK;
+}
+
 /* The specialised functions: one per shape, for any c and for c = 128. */
 #define CF_SHAPE_FUNCS(B, F) \
 static bool \
@@ -830,6 +872,16 @@ static bool \
 remove_b##B##_f##F##_pow2(cf_filter *cf, uint64_t h) \
 { \
 	return B * F > 64 ? cf_remove_generic(cf, h) : shape_remove(cf, h, B, F, true); \
+} \
+static cf_status \
+insert_b##B##_f##F(cf_filter *cf, uint64_t h) \
+{ \
+	return B * F > 64 ? cf_insert_generic(cf, h) : shape_insert(cf, h, B, F, false); \
+} \
+static cf_status \
+insert_b##B##_f##F##_pow2(cf_filter *cf, uint64_t h) \
+{ \
+	return B * F > 64 ? cf_insert_generic(cf, h) : shape_insert(cf, h, B, F, true); \
 }
 
 /* The shapes with their own code; each keeps b * f a multiple of 8 bits. */
@@ -871,7 +923,7 @@ contains_ss_word(const cf_filter *cf, uint64_t h)
 	p2 = (uint64_t) i2 * w.bucket_bits;
 	w1 = (load_le64(w.data + (p1 >> 3)) >> (p1 & 7)) & w.bucket_mask;
 	w2 = (load_le64(w.data + (p2 >> 3)) >> (p2 & 7)) & w.bucket_mask;
-	return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
+	return ((int) ss_word_has_fp(cf, w1, fp) | (int) ss_word_has_fp(cf, w2, fp)) ||
 		victim_matches(cf, fp, i1, i2);
 }
 
@@ -884,6 +936,7 @@ cf_choose_paths(cf_filter *cf)
 		cf->ss_word_probe ? contains_ss_word : cf_contains_generic;
 	cf->contains_many_fn = cf_contains_many_generic;
 	cf->remove_fn = cf_remove_generic;
+	cf->insert_fn = cf_insert_generic;
 	if (cf->semisort)
 		return;
 #define CF_CHOOSE_(B, F) \
@@ -892,6 +945,7 @@ cf_choose_paths(cf_filter *cf)
 		cf->contains_fn = pow2 ? contains_b##B##_f##F##_pow2 : contains_b##B##_f##F; \
 		cf->contains_many_fn = pow2 ? contains_many_b##B##_f##F##_pow2 : contains_many_b##B##_f##F; \
 		cf->remove_fn = pow2 ? remove_b##B##_f##F##_pow2 : remove_b##B##_f##F; \
+		cf->insert_fn = pow2 ? insert_b##B##_f##F##_pow2 : insert_b##B##_f##F; \
 	}
 	CF_SPECIAL_SHAPES(CF_CHOOSE_)
 #undef CF_CHOOSE_
@@ -920,4 +974,12 @@ cf_remove(cf_filter *cf, uint64_t h)
 	if (__builtin_expect(cf->version == CF_VERSION_2, 0))
 		return cf2_remove(cf, h);
 	return cf->remove_fn(cf, h);
+}
+
+cf_status
+cf_insert(cf_filter *cf, uint64_t h)
+{
+	if (__builtin_expect(cf->version == CF_VERSION_2, 0))
+		return cf2_insert(cf, h);
+	return cf->insert_fn(cf, h);
 }

@@ -610,14 +610,17 @@ done:
  * ======================================================================== */
 
 /*
- * cf_open chooses per-shape lookup and delete functions (cf_choose_paths in
- * cf_table.c).  For a random filter of the given shape, filled to about 90%
- * or, with `victim`, until the victim slot is in use: cf_contains and
+ * cf_open chooses per-shape lookup, insert and delete functions
+ * (cf_choose_paths in cf_table.c).  A random filter of the given shape is
+ * filled to about 90% or, with `victim`, until the victim slot is in use (and
+ * one insert more), through cf_insert, and a second one through
+ * cf_insert_generic: the same statuses and bytes after every insert.  Then
+ * cf_contains and
  * cf_contains_many answer as cf_contains_generic and cf_contains_many_generic
  * for members and non-members (and every member is found); then the keys are
  * deleted in random order, with non-members and repeats among them, through
- * cf_remove on the filter and cf_remove_generic on a copy: the same answers
- * and, after every delete, the same bytes.
+ * cf_remove on the first and cf_remove_generic on the second: the same
+ * answers and, after every delete, the same bytes.
  */
 static bool
 is_special_shape(uint32_t b, uint32_t f)
@@ -649,13 +652,15 @@ test_shape_paths(uint32_t m, uint32_t b, uint32_t f, bool ss, bool victim, uint6
 			 ss ? " semisort" : "", victim ? " victim in use" : "");
 	t_begin();
 	REQUIRE(fnew(&F, m, b, f, ss, 100, CF_KIND_INTEGER, 0, (uint64_t) m * b));
+	REQUIRE(fnew(&G, m, b, f, ss, 100, CF_KIND_INTEGER, 0, (uint64_t) m * b));
 	if (!ss && is_special_shape(b, f))
 	{
 		CHECK(F.cf.contains_fn != cf_contains_generic &&
 			  F.cf.contains_many_fn != cf_contains_many_generic,
 			  "no specialised lookup chosen for this shape");
-		CHECK(b * f > 64 || F.cf.remove_fn != cf_remove_generic,
-			  "no specialised delete chosen for this shape");
+		CHECK(b * f > 64 || (F.cf.remove_fn != cf_remove_generic &&
+							 F.cf.insert_fn != cf_insert_generic),
+			  "no specialised insert or delete chosen for this shape");
 	}
 	it = malloc(nmax * sizeof *it);
 	nq = 2 * nmax + 200;
@@ -667,17 +672,32 @@ test_shape_paths(uint32_t m, uint32_t b, uint32_t f, bool ss, bool victim, uint6
 	while (n < nmax)
 	{
 		uint64_t	h = sm64(&s);
-		cf_status	st;
+		cf_status	st,
+					gst;
 
 		if (!victim && cf_items(&F.cf) >= (uint64_t) (0.9 * m * b))
 			break;
 		st = cf_insert(&F.cf, h);
+		gst = cf_insert_generic(&G.cf, h);
+		CHECK(st == gst, "insert %zu: cf_insert %s, generic %s", n, stname(st), stname(gst));
+		CHECK(memcmp(F.buf, G.buf, F.len) == 0, "bytes differ after insert %zu", n);
 		if (st == CF_FULL)
 			break;
 		CHECK(st == CF_OK || st == CF_OK_STASHED, "insert returned %s", stname(st));
 		it[n++] = h;
 		if (st == CF_OK_STASHED)
+		{
+			/* and the next, refused with the victim slot in use */
+			h = sm64(&s);
+			st = cf_insert(&F.cf, h);
+			gst = cf_insert_generic(&G.cf, h);
+			CHECK(st == gst, "insert after the stash: cf_insert %s, generic %s",
+				  stname(st), stname(gst));
+			CHECK(memcmp(F.buf, G.buf, F.len) == 0, "bytes differ after the stash");
+			if (st == CF_OK)
+				it[n++] = h;
 			break;
+		}
 	}
 	CHECK(!victim || cf_victim_used(&F.cf), "the victim slot was never used");
 
@@ -718,7 +738,6 @@ test_shape_paths(uint32_t m, uint32_t b, uint32_t f, bool ss, bool victim, uint6
 			del[nd++] = it[rnd(&s, i + 1)];
 	}
 	shuffle_u64(del, nd, &s);
-	REQUIRE(fclone(&G, &F));
 	for (size_t i = 0; i < nd; i++)
 	{
 		bool		a = cf_remove(&F.cf, del[i]),
