@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Instructions per insert and per lookup of the core, counted by callgrind
+# Instructions per insert, lookup and delete of the core, counted by callgrind
 # (bench/core_count.c): exact and repeatable, for before/after comparisons of
 # a change that must not slow the hot path.
 #
@@ -42,7 +42,7 @@ echo "|---|---|---|"
 for v in static shared; do
   "$work/$v" >/dev/null
   valgrind --tool=callgrind --callgrind-out-file="$work/$v.out" "$work/$v" >/dev/null 2>&1
-  callgrind_annotate --inclusive=yes "$work/$v.out" >"$work/$v.txt"
+  callgrind_annotate --inclusive=yes --threshold=100 "$work/$v.out" >"$work/$v.txt"
 done
 python3 - "$work/static.txt" "$work/shared.txt" "$driver" <<'PY'
 import re, sys
@@ -54,6 +54,8 @@ if sys.argv[3].endswith("_v2.c"):
 else:
     ops = {"phase_insert": 246000, "phase_lookup_absent": 1000000, "phase_lookup_present": 984000,
            "phase_ss_insert": 246000, "phase_ss_lookup_absent": 1000000}
+    if "phase_delete" in open(sys.argv[1]).read():
+        ops["phase_delete"] = 24600
 def per_op(path):
     got = {}
     for line in open(path):

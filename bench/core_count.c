@@ -7,7 +7,9 @@
  *     A (2,4) filter of 2^16 buckets with 12-bit fingerprints is filled with
  *     246,000 keys (94%), then probed with 1,000,000 absent and 984,000
  *     present keys; the same for a semi-sorted filter with 13-bit
- *     fingerprints (fill, then 1,000,000 absent keys).  Each phase is one
+ *     fingerprints (fill, then 1,000,000 absent keys); last, the first
+ *     24,600 keys inserted into the plain filter (10%) are deleted.  Each
+ *     phase is one
  *     function that is never inlined, so callgrind's inclusive count of it,
  *     divided by its operations, is the cost of one operation (the splitmix64
  *     key generation, a few instructions, included).
@@ -19,6 +21,7 @@
 
 #define N_INSERT	246000u
 #define N_LOOKUP	1000000u
+#define N_DELETE	24600u
 
 static uint64_t key_state;
 
@@ -83,6 +86,18 @@ phase_lookup_present(const cf_filter *cf)
 	return n;
 }
 
+/* The first N_DELETE keys of seed 1, deleted; returns how many were found. */
+static __attribute__((noinline)) unsigned
+phase_delete(cf_filter *cf)
+{
+	unsigned	n = 0;
+
+	key_state = 1;
+	for (unsigned i = 0; i < N_DELETE; i++)
+		n += cf_remove(cf, next_key());
+	return n;
+}
+
 static void
 filter_new(cf_filter *cf, uint32_t fp_bits, bool semisort)
 {
@@ -106,7 +121,8 @@ main(void)
 				absent,
 				present,
 				ss_stored,
-				ss_absent;
+				ss_absent,
+				deleted;
 
 	filter_new(&plain, 12, false);
 	filter_new(&ss, 13, true);
@@ -115,10 +131,12 @@ main(void)
 	present = phase_lookup_present(&plain);
 	ss_stored = phase_ss_insert(&ss);
 	ss_absent = phase_ss_lookup_absent(&ss);
+	deleted = phase_delete(&plain);
 	printf("plain: %u of %u stored, %u false positives in %u, %u of %u found\n",
 		   stored, N_INSERT, absent, N_LOOKUP, present, 4 * N_INSERT);
 	printf("semi-sorted: %u of %u stored, %u false positives in %u\n",
 		   ss_stored, N_INSERT, ss_absent, N_LOOKUP);
+	printf("plain: %u of %u deleted\n", deleted, N_DELETE);
 	/* no false negatives, ever */
-	return present == 4 * stored ? 0 : 1;
+	return present == 4 * stored && deleted == N_DELETE ? 0 : 1;
 }

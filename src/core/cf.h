@@ -89,6 +89,16 @@ typedef struct cf_filter
 	bool		word_probe;		/* plain, and every bucket fits one 64-bit
 								 * load at any bit offset */
 	bool		ss_word_probe;	/* the same for a semi-sorted filter */
+	/*
+	 * The lookup, delete and insert cf_open chose for a version-1 filter's shape
+	 * (cf_table.c, "Item operations by shape"); not read for version 2.
+	 * Process-local: a view is not to be shared between processes.
+	 */
+	bool		(*contains_fn) (const struct cf_filter *cf, uint64_t h);
+	void		(*contains_many_fn) (const struct cf_filter *cf, const uint64_t *h,
+									 size_t n, bool *out);
+	bool		(*remove_fn) (struct cf_filter *cf, uint64_t h);
+	cf_status	(*insert_fn) (struct cf_filter *cf, uint64_t h);
 	/* the same for the four (f-4)-bit suffixes of a semi-sorted bucket */
 	uint64_t	ss_lo_ones;
 	uint64_t	ss_hi_bits;

@@ -5,6 +5,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
+#include "cf_table.h"
 #include "cf_v2.h"
 
 cf_interrupt_fn cf_interrupt_hook = NULL;
@@ -89,6 +90,7 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 			cf->ss_hi_bits |= UINT64_C(1) << (j * cf->low_bits + cf->low_bits - 1);
 		}
 	}
+	cf_choose_paths(cf);
 }
 
 void

@@ -5,6 +5,7 @@
  *     the item hash.
  */
 #include "unit.h"
+#include "cf_table.h"			/* the generic item operations, to compare with */
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -604,6 +605,190 @@ done:
 	t_end("hash: cf_hash_u64 = cf_hash_bytes(le64) = XXH3_64bits");
 }
 
+/* ========================================================================
+ * 7. The item operations chosen by shape against the generic ones
+ * ======================================================================== */
+
+/*
+ * cf_open chooses per-shape lookup, insert and delete functions
+ * (cf_choose_paths in cf_table.c).  A random filter of the given shape is
+ * filled to about 90% or, with `victim`, until the victim slot is in use (and
+ * one insert more), through cf_insert, and a second one through
+ * cf_insert_generic: the same statuses and bytes after every insert.  Then
+ * cf_contains and
+ * cf_contains_many answer as cf_contains_generic and cf_contains_many_generic
+ * for members and non-members (and every member is found); then the keys are
+ * deleted in random order, with non-members and repeats among them, through
+ * cf_remove on the first and cf_remove_generic on the second: the same
+ * answers and, after every delete, the same bytes.
+ */
+static bool
+is_special_shape(uint32_t b, uint32_t f)
+{
+	return (b == 4 && (f == 8 || f == 12 || f == 16)) ||
+		((b == 2 || b == 8) && (f == 8 || f == 16));
+}
+
+static void
+test_shape_paths(uint32_t m, uint32_t b, uint32_t f, bool ss, bool victim, uint64_t seed)
+{
+	char		name[112];
+	filt		F = {0},
+				G = {0};
+	uint64_t   *it = NULL,
+			   *q = NULL,
+			   *del = NULL;
+	bool	   *out = NULL,
+			   *gout = NULL;
+	uint64_t	s = seed;
+	size_t		n = 0,
+				nmax = (size_t) m * b + 1,
+				nq,
+				nd = 0,
+				removed = 0;
+	const size_t lens[] = {0, 1, 7, 8, 9, 100};
+
+	snprintf(name, sizeof name, "shape paths b=%u f=%u m=%u%s%s", b, f, m,
+			 ss ? " semisort" : "", victim ? " victim in use" : "");
+	t_begin();
+	REQUIRE(fnew(&F, m, b, f, ss, 100, CF_KIND_INTEGER, 0, (uint64_t) m * b));
+	REQUIRE(fnew(&G, m, b, f, ss, 100, CF_KIND_INTEGER, 0, (uint64_t) m * b));
+	if (!ss && is_special_shape(b, f))
+	{
+		CHECK(F.cf.contains_fn != cf_contains_generic &&
+			  F.cf.contains_many_fn != cf_contains_many_generic,
+			  "no specialised lookup chosen for this shape");
+		CHECK(b * f > 64 || (F.cf.remove_fn != cf_remove_generic &&
+							 F.cf.insert_fn != cf_insert_generic),
+			  "no specialised insert or delete chosen for this shape");
+	}
+	it = malloc(nmax * sizeof *it);
+	nq = 2 * nmax + 200;
+	q = malloc(nq * sizeof *q);
+	del = malloc((2 * nmax + 100) * sizeof *del);
+	out = malloc(nq * sizeof *out);
+	gout = malloc(nq * sizeof *gout);
+	CHECK(it && q && del && out && gout, "out of memory");
+	while (n < nmax)
+	{
+		uint64_t	h = sm64(&s);
+		cf_status	st,
+					gst;
+
+		if (!victim && cf_items(&F.cf) >= (uint64_t) (0.9 * m * b))
+			break;
+		st = cf_insert(&F.cf, h);
+		gst = cf_insert_generic(&G.cf, h);
+		CHECK(st == gst, "insert %zu: cf_insert %s, generic %s", n, stname(st), stname(gst));
+		CHECK(memcmp(F.buf, G.buf, F.len) == 0, "bytes differ after insert %zu", n);
+		if (st == CF_FULL)
+			break;
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "insert returned %s", stname(st));
+		it[n++] = h;
+		if (st == CF_OK_STASHED)
+		{
+			/* and the next, refused with the victim slot in use */
+			h = sm64(&s);
+			st = cf_insert(&F.cf, h);
+			gst = cf_insert_generic(&G.cf, h);
+			CHECK(st == gst, "insert after the stash: cf_insert %s, generic %s",
+				  stname(st), stname(gst));
+			CHECK(memcmp(F.buf, G.buf, F.len) == 0, "bytes differ after the stash");
+			if (st == CF_OK)
+				it[n++] = h;
+			break;
+		}
+	}
+	CHECK(!victim || cf_victim_used(&F.cf), "the victim slot was never used");
+
+	/* lookups: members, then as many non-members */
+	for (size_t i = 0; i < nq; i++)
+		q[i] = i < n ? it[i] : sm64(&s);
+	for (size_t i = 0; i < nq; i++)
+	{
+		bool		a = cf_contains(&F.cf, q[i]),
+					g = cf_contains_generic(&F.cf, q[i]);
+
+		CHECK(a == g, "lookup %zu: cf_contains %d, generic %d", i, (int) a, (int) g);
+		CHECK(i >= n || a, "member %zu not found", i);
+	}
+	for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+	{
+		size_t		len = lens[l] < nq ? lens[l] : nq;
+
+		for (size_t off = 0; off + len <= nq; off += len > 0 ? len : nq)
+		{
+			cf_contains_many(&F.cf, q + off, len, out);
+			cf_contains_many_generic(&F.cf, q + off, len, gout);
+			for (size_t i = 0; i < len; i++)
+				CHECK(out[i] == gout[i], "batch of %zu at %zu: answer %zu is %d, generic %d",
+					  len, off, i, (int) out[i], (int) gout[i]);
+			if (len == 0)
+				break;
+		}
+	}
+
+	/* deletes: members in random order, non-members and repeats between them */
+	for (size_t i = 0; i < n; i++)
+	{
+		del[nd++] = it[i];
+		if (rnd(&s, 4) == 0)
+			del[nd++] = sm64(&s);
+		if (rnd(&s, 8) == 0)
+			del[nd++] = it[rnd(&s, i + 1)];
+	}
+	shuffle_u64(del, nd, &s);
+	for (size_t i = 0; i < nd; i++)
+	{
+		bool		a = cf_remove(&F.cf, del[i]),
+					g = cf_remove_generic(&G.cf, del[i]);
+
+		CHECK(a == g, "delete %zu: cf_remove %d, generic %d", i, (int) a, (int) g);
+		CHECK(memcmp(F.buf, G.buf, F.len) == 0, "bytes differ after delete %zu", i);
+		removed += a;
+	}
+	CHECK(cf_items(&F.cf) == 0 && !cf_victim_used(&F.cf),
+		  "%" PRIu64 " items left after deleting every member", cf_items(&F.cf));
+	REQUIRE(fvalid(&F, "after the deletes"));
+	t_set_note("%zu members, %zu deletes, %zu removed", n, nd, removed);
+done:
+	free(it);
+	free(q);
+	free(del);
+	free(out);
+	free(gout);
+	ffree(&F);
+	ffree(&G);
+	t_end(name);
+}
+
+/* Every shape, at a power-of-two table (c = 128), at others and at a small one. */
+static void
+test_shape_paths_all(void)
+{
+	static const uint32_t ms[] = {1024, 1000, 96, 64};
+	static const uint32_t bs[] = {2, 4, 8};
+	uint64_t	seed = 0x5A9E;
+
+	for (uint32_t f = CF_MIN_FP_BITS; f <= CF_MAX_FP_BITS; f++)
+	{
+		bool		special = is_special_shape(2, f) || is_special_shape(4, f) ||
+			is_special_shape(8, f);
+
+		for (size_t bi = 0; bi < 3; bi++)
+		{
+			/* all table sizes for the shapes with their own code, two for the rest */
+			for (size_t mi = 0; mi < 4; mi += special ? 1 : 2)
+			{
+				test_shape_paths(ms[mi], bs[bi], f, false, false, seed++);
+				test_shape_paths(ms[mi] / 4, bs[bi], f, false, true, seed++);
+			}
+		}
+		test_shape_paths(ms[f & 1], 4, f, true, false, seed++);
+		test_shape_paths(ms[2 + (f & 1)] / 4, 4, f, true, true, seed++);
+	}
+}
+
 /* All of this file's test cases, in order. */
 void
 run_table_tests(void)
@@ -646,4 +831,6 @@ run_table_tests(void)
 	test_determinism(100, 2, 9, false, 500);
 	test_determinism(40, 8, 17, false, 500);
 	test_determinism(2048, 4, 16, false, 500);
+
+	test_shape_paths_all();
 }
