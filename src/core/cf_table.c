@@ -338,6 +338,8 @@ cf_contains(const cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
+	if (cf->version == CF_VERSION_2)
+		return cf2_contains(cf, h);
 	if (cf->word_probe)
 	{
 		word_probe_init(&w, cf);
@@ -361,8 +363,6 @@ cf_contains(const cf_filter *cf, uint64_t h)
 		return (ss_word_has_fp(cf, w1, fp) | ss_word_has_fp(cf, w2, fp)) ||
 			victim_matches(cf, fp, i1, i2);
 	}
-	if (cf->version == CF_VERSION_2)
-		return cf2_contains(cf, h);
 	return contains_general(cf, h);
 }
 

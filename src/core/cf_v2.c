@@ -231,7 +231,7 @@ locate2(const cf_filter *cf, uint32_t q, uint32_t a, uint32_t *res)
 	uint32_t	sp = (uint32_t) (i0 < cf->split);
 
 	*res = cf->k + sp;
-	return i0 + (sp & (a >> cf->k)) * cf->base;
+	return i0 + (cf->base & (0u - (sp & (a >> cf->k))));
 }
 
 typedef struct v2_hash
@@ -1311,6 +1311,75 @@ word_fp(const cf_filter *cf, uint64_t v, uint64_t fpx)
 }
 
 /*
+ * Whether a tail 2^s | spare fits the address bits ahi (its s spare bits
+ * equal ahi's low s bits; slot_match's test): d = tail XOR ahi has no set
+ * bit below s, i.e. the bits up to d's lowest set bit, d XOR (d - 1) (all
+ * of them if d = 0), cover the tail.  No bit scan.
+ */
+static CF_ALWAYS_INLINE uint32_t
+tail_fits(uint32_t tail, uint32_t ahi)
+{
+	uint32_t	d = tail ^ ahi;
+
+	return (uint32_t) ((tail & ~(d ^ (d - 1))) == 0);
+}
+
+/*
+ * Slots of the word whose fingerprint may be fpx's, as bit f-1 of their
+ * fields: the zero-field test (x - L) & ~x & H (L: bit 0 of each slot) of
+ * version 1.  Nonzero exactly when some slot's fingerprint is fp, and its
+ * lowest set bit is such a slot; a borrow out of a matching field can also
+ * flag slots above it, so word_tail_hit compares each flagged slot's
+ * fingerprint again.
+ */
+static CF_ALWAYS_INLINE uint64_t
+word_fp_any(const cf_filter *cf, uint64_t v, uint64_t fpx)
+{
+	uint64_t	x = v ^ fpx;
+
+	return (x - cf->lo_ones) & ~x & cf->hi_bits;
+}
+
+/*
+ * Whether a flagged slot of the probe word v (z: word_fp_any's flags) has
+ * fingerprint fp and a tail 2^s | spare whose s spare bits equal the low s
+ * bits of ahi (the value's address bits above the bucket's resolution):
+ * slot_match, on the flagged slots only, lowest first.  One slot in the
+ * common case of a present value (and an absent value that passed the
+ * fingerprint test); t > 0.
+ */
+static CF_ALWAYS_INLINE bool
+word_tail_hit(const cf_filter *cf, uint64_t v, uint64_t z, uint32_t fp, uint32_t ahi)
+{
+	while (z != 0)
+	{
+		uint32_t	e = (uint32_t) (v >> ((uint32_t) __builtin_ctzll(z) + 1 - cf->f));
+
+		if ((e & cf->fp_mask) == fp && tail_fits((e >> cf->f) & cf->tmask, ahi))
+			return true;
+		z &= z - 1;
+	}
+	return false;
+}
+
+/*
+ * The same test on the lowest flagged slot only, without a branch (whether
+ * a present value's entry lies in its first or second bucket is a coin
+ * toss, which a branch per bucket mispredicts half the time): 1 if z has a
+ * flag and that slot's tail matches ahi.  With t > 0 the flags of
+ * word_fp_any are exact (a borrow out of a matching fingerprint field stops
+ * in its tail, which is never 0), so the lowest flag is a slot with
+ * fingerprint fp; the other flagged slots, if any, are left to the caller.
+ */
+static CF_ALWAYS_INLINE uint32_t
+word_first_hit(const cf_filter *cf, uint64_t v, uint64_t z, uint32_t ahi)
+{
+	uint32_t	tail = (uint32_t) ((v >> 1) >> __builtin_ctzll(z | (UINT64_C(1) << 63))) & cf->tmask;
+
+	return (uint32_t) (z != 0) & tail_fits(tail, ahi);
+}
+
+/*
  * Tail test of the slots of a probe word v at once.  A slot's tail 2^s | spare matches the address bits
  * ahi when d = tail XOR ahi has no set bit below s, that is when the low
  * mask d XOR (d - 1) (the bits up to d's lowest set bit; all ones if d = 0)
@@ -1396,10 +1465,8 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 		uint64_t	fpx = v->fp * cf->lo_ones;
 		uint64_t	w1 = word_at(cf, d, p1),
 					w2 = word_at(cf, d, p2);
-		uint64_t	z1 = word_fp(cf, w1, fpx),
-					z2 = word_fp(cf, w2, fpx);
-		uint32_t	ahi1,
-					ahi2;
+		uint64_t	z1 = word_fp_any(cf, w1, fpx),
+					z2 = word_fp_any(cf, w2, fpx);
 
 		if (shape == CF_SHAPE_W16 || (shape == CF_SHAPE_ANY && cf->w <= 16))
 		{
@@ -1407,10 +1474,13 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 			{
 				if (cf->t == 0)
 					return true;
-				ahi1 = v->a >> r1;
-				ahi2 = v->a2 >> r2;
-				if ((probe4_tails_swar(cf, w1, z1, ahi1) |
-					 probe4_tails_swar(cf, w2, z2, ahi2)) != 0)
+				if (word_first_hit(cf, w1, z1, v->a >> r1) |
+					word_first_hit(cf, w2, z2, v->a2 >> r2))
+					return true;
+				/* more than one slot with the fingerprint (rare) */
+				if (((z1 & (z1 - 1)) | (z2 & (z2 - 1))) != 0 &&
+					(word_tail_hit(cf, w1, z1 & (z1 - 1), v->fp, v->a >> r1) ||
+					 word_tail_hit(cf, w2, z2 & (z2 - 1), v->fp, v->a2 >> r2)))
 					return true;
 			}
 		}
@@ -1418,20 +1488,34 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 		{
 			uint64_t	w1b = word_at(cf, d, p1 + 2 * cf->w),
 						w2b = word_at(cf, d, p2 + 2 * cf->w);
-			uint64_t	z1b = word_fp(cf, w1b, fpx),
-						z2b = word_fp(cf, w2b, fpx);
+			uint64_t	z1b = word_fp_any(cf, w1b, fpx),
+						z2b = word_fp_any(cf, w2b, fpx);
 
 			if ((z1 | z2 | z1b | z2b) != 0)
 			{
+				/* each bucket's lowest flagged slot: from its first word
+				 * if that has one, else from its second */
+				uint64_t	m1 = (uint64_t) 0 - (uint64_t) (z1 == 0),
+							m2 = (uint64_t) 0 - (uint64_t) (z2 == 0);
+				uint64_t	v1 = w1 ^ ((w1 ^ w1b) & m1),
+							y1 = z1 | (z1b & m1),
+							v2 = w2 ^ ((w2 ^ w2b) & m2),
+							y2 = z2 | (z2b & m2);
+
 				if (cf->t == 0)
 					return true;
-				ahi1 = v->a >> r1;
-				ahi2 = v->a2 >> r2;
-				if ((probe4_tails_swar(cf, w1, z1, ahi1) |
-					 probe4_tails_swar(cf, w1b, z1b, ahi1) |
-					 probe4_tails_swar(cf, w2, z2, ahi2) |
-					 probe4_tails_swar(cf, w2b, z2b, ahi2)) != 0)
+				if (word_first_hit(cf, v1, y1, v->a >> r1) |
+					word_first_hit(cf, v2, y2, v->a2 >> r2))
 					return true;
+				if (((z1 & (z1 - 1)) | (z1b & ~m1) | (z2 & (z2 - 1)) | (z2b & ~m2) |
+					 (z1b & (z1b - 1)) | (z2b & (z2b - 1))) != 0)
+				{
+					if (word_tail_hit(cf, w1, z1, v->fp, v->a >> r1) ||
+						word_tail_hit(cf, w1b, z1b, v->fp, v->a >> r1) ||
+						word_tail_hit(cf, w2, z2, v->fp, v->a2 >> r2) ||
+						word_tail_hit(cf, w2b, z2b, v->fp, v->a2 >> r2))
+						return true;
+				}
 			}
 		}
 		return victim_in_use(cf) && victim_matches_h(cf, h);
