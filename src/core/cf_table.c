@@ -339,7 +339,7 @@ cf_contains(const cf_filter *cf, uint64_t h)
 				i2;
 
 	if (cf->version == CF_VERSION_2)
-		return cf2_contains(cf, h);
+		return cf->v2_contains(cf, h);	/* cf2_contains */
 	if (cf->word_probe)
 	{
 		word_probe_init(&w, cf);
