@@ -326,7 +326,7 @@ rehouse(Filter *f, const cf_filter *src)
 }
 
 /*
- * Lookup timings of two filters side by side: 5 rounds, each timing a pass
+ * Lookup timings of two filters side by side: 9 rounds, each timing a pass
  * of n lookups in a then in b, the minimum of each kept; on a shared, noisy
  * machine both then see the same conditions, and a slow spell cannot fall
  * on one side only.
@@ -336,7 +336,7 @@ paired_lookups(Filter *a, Filter *b, const uint64_t *q, size_t n, double *ta, do
 			   uint64_t *hits_a, uint64_t *hits_b)
 {
 	*ta = *tb = 1e30;
-	for (int r = 0; r < 5; r++)
+	for (int r = 0; r < 9; r++)
 	{
 		double		t = time_lookups(a, q, n, false, hits_a);
 
@@ -414,14 +414,14 @@ v1_bits_at(const double *fprs, const double *bits, double fpr, int *fle)
  * at a cache-resident size (2^lg_small buckets of the right-sized filter)
  * and a large one.  Measured fpr (4M absent hashes, the same for both),
  * bits per item (value bytes * 8 / n), absent and present lookup ns (the
- * same 2M hashes for both; paired_lookups), ratios.  A second table gives
+ * same 1M hashes for both; paired_lookups), ratios.  A second table gives
  * bits per item against right-sized version-1 filters at the same measured
  * fpr (v1_bits_at).
  */
 static void
 growth_table(int lg_small, int lg_large)
 {
-	const size_t nq = 2000000,
+	const size_t nq = 1000000,
 				nf = 4000000;
 	const double targets[2] = {0.01, 0.001};
 	const uint64_t factors[4] = {1, 10, 100, 1000};
@@ -430,7 +430,7 @@ growth_table(int lg_small, int lg_large)
 
 	printf("\n## Growing filters (format version 2) against right-sized version-1 filters\n\n");
 	printf("n = 0.94 * 4 * 2^lg items (the right-sized filter's load); the growing filter is created for n / G and filled with the same n items. "
-		   "Lookup ns: minimum of 5 passes over the same 2M hashes (all absent, then all present), the passes of the two filters alternating.\n\n");
+		   "Lookup ns: minimum of 9 passes over the same 1M hashes (all absent, then all present), the passes of the two filters alternating.\n\n");
 	printf("| target | right-sized buckets | n | G | v2 buckets | fpr v2 | fpr v1 | bits/item v2 | v1 | ratio | neg. lookup ns v2 | v1 | ratio | pos. lookup ns v2 | v1 | ratio | false neg |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int ti = 0; ti < 2; ti++)
@@ -457,7 +457,7 @@ growth_table(int lg_small, int lg_large)
 			{
 				Filter		t;
 
-				if (f < fv1 - 4 || f > fv1 + 8)
+				if (f < fv1 - 2 || f > fv1 + 7)
 					continue;
 				if (v1_filled(&t, ins, n, (uint32_t) f))
 				{
@@ -538,7 +538,7 @@ growth_table(int lg_small, int lg_large)
 		}
 	}
 	printf("\n## Bits per item at the same measured fpr\n\n");
-	printf("Right-sized version-1 filters of the same n items with f = f1 - 4 .. f1 + 8 (f1: the target's), fpr measured on the same 4M absent hashes. "
+	printf("Right-sized version-1 filters of the same n items with f = f1 - 2 .. f1 + 7 (f1: the target's), fpr measured on the same 4M absent hashes. "
 		   "Interpolated: the bits per item a right-sized filter needs for the grown filter's measured fpr, linear in log(fpr) between the two f whose rates bracket it. "
 		   "Smallest f: the right-sized filter with the fewest fingerprint bits whose measured fpr is at or below the grown filter's (whole bits; favours the grown filter by up to one bit).\n\n");
 	printf("| target | right-sized buckets | G | fpr v2 | bits/item v2 | v1 f: fpr (bracket) | v1 bits/item, interpolated | ratio | smallest f | its bits/item | ratio |\n");
