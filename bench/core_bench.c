@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 #include <sys/mman.h>
 
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
@@ -324,40 +325,112 @@ rehouse(Filter *f, const cf_filter *src)
 	cf_open(&f->cf, f->buf, f->len);
 }
 
-/* Minimum of 3 timings of n lookups. */
-static double
-best_lookups(Filter *f, const uint64_t *q, size_t n, uint64_t *hits)
+/*
+ * Lookup timings of two filters side by side: 9 rounds, each timing a pass
+ * of n lookups in a then in b, the minimum of each kept; on a shared, noisy
+ * machine both then see the same conditions, and a slow spell cannot fall
+ * on one side only.
+ */
+static void
+paired_lookups(Filter *a, Filter *b, const uint64_t *q, size_t n, double *ta, double *tb,
+			   uint64_t *hits_a, uint64_t *hits_b)
 {
-	double		best = 1e30;
-
-	for (int r = 0; r < 3; r++)
+	*ta = *tb = 1e30;
+	for (int r = 0; r < 9; r++)
 	{
-		double		t = time_lookups(f, q, n, false, hits);
+		double		t = time_lookups(a, q, n, false, hits_a);
 
-		if (t < best)
-			best = t;
+		if (t < *ta)
+			*ta = t;
+		t = time_lookups(b, q, n, false, hits_b);
+		if (t < *tb)
+			*tb = t;
 	}
-	return best;
+}
+
+/* Right-sized version-1 filters of n items for f = FV_LO .. FV_HI: their
+ * measured fpr and bits per item, to compare at the same measured fpr. */
+#define FV_LO 6
+#define FV_HI 24
+
+static double
+measured_fpr(Filter *f, const uint64_t *q, size_t n)
+{
+	uint64_t	hits;
+
+	(void) time_lookups(f, q, n, false, &hits);
+	return (double) hits / (double) n;
+}
+
+/* A right-sized version-1 filter of f-bit fingerprints holding ins[0 .. n). */
+static bool
+v1_filled(Filter *v, const uint64_t *ins, size_t n, uint32_t f)
+{
+	filter_new(v, cf_buckets_for_capacity(n, 4), 4, f, false);
+	for (size_t i = 0; i < n; i++)
+		if (cf_insert(&v->cf, ins[i]) != CF_OK)
+		{
+			printf("right-sized filter (f = %u) refused item %zu\n", f, i);
+			return false;
+		}
+	return true;
 }
 
 /*
- * Format version 2 (issue 11): a growing filter created for n / G items and
- * filled with n, against a version-1 filter created for n (right-sized: the
- * capacity rule of cuckoo_create), both holding the same n items, for growth
- * factors G = 1, 10, 100, 1000, targets 0.01 and 0.001, at a cache-resident
- * size (2^lg_small buckets of the right-sized filter) and a large one.
- * Measured fpr (1M absent hashes), bits per item (value bytes * 8 / n),
- * negative and positive lookup ns (minimum of 3 passes of 2M), ratios.
+ * Bits per item a right-sized version-1 filter needs for a measured fpr
+ * `fpr`: between the two fingerprint sizes whose measured rates bracket it
+ * (fpr[f] >= fpr > fpr[f+1]), interpolated linearly in log(fpr) (the rate
+ * halves per fingerprint bit, bits per item grow by 1 / load per bit).
+ * *fle: the smallest f whose measured rate is at or below `fpr`.
+ */
+static double
+v1_bits_at(const double *fprs, const double *bits, double fpr, int *fle)
+{
+	*fle = -1;
+	for (int f = FV_LO; f <= FV_HI; f++)
+		if (bits[f] > 0 && fprs[f] <= fpr)
+		{
+			*fle = f;
+			break;
+		}
+	if (*fle < 0)
+		return -1;
+	/* no measured rate above fpr: no bracket, the whole-bit figure */
+	if (*fle == FV_LO || bits[*fle - 1] <= 0 || fprs[*fle] <= 0 || fprs[*fle - 1] <= fprs[*fle])
+		return bits[*fle];
+	{
+		int			f = *fle - 1;
+		double		x = (log(fprs[f]) - log(fpr)) / (log(fprs[f]) - log(fprs[f + 1]));
+
+		return bits[f] + x * (bits[f + 1] - bits[f]);
+	}
+}
+
+/*
+ * Format version 2 (issue 11): a growing filter created for n / G and filled
+ * with n, against a version-1 filter created for n (right-sized: the
+ * capacity rule of cuckoo_create) at the same target, both holding the same
+ * n items, for growth factors G = 1, 10, 100, 1000, targets 0.01 and 0.001,
+ * at a cache-resident size (2^lg_small buckets of the right-sized filter)
+ * and a large one.  Measured fpr (4M absent hashes, the same for both),
+ * bits per item (value bytes * 8 / n), absent and present lookup ns (the
+ * same 1M hashes for both; paired_lookups), ratios.  A second table gives
+ * bits per item against right-sized version-1 filters at the same measured
+ * fpr (v1_bits_at).
  */
 static void
 growth_table(int lg_small, int lg_large)
 {
-	const size_t nq = 2000000;
+	const size_t nq = 1000000,
+				nf = 4000000;
 	const double targets[2] = {0.01, 0.001};
 	const uint64_t factors[4] = {1, 10, 100, 1000};
+	char		same_fpr[8192] = "";
+	size_t		sl = 0;
 
 	printf("\n## Growing filters (format version 2) against right-sized version-1 filters\n\n");
-	printf("n = 0.94 * 4 * 2^lg items (the right-sized filter's load); the growing filter is created for n / G and filled with the same n items.\n\n");
+	printf("n = 0.94 * 4 * 2^lg items (the right-sized filter's load); the growing filter is created for n / G and filled with the same n items. "
+		   "Lookup ns: minimum of 9 passes over the same 1M hashes (all absent, then all present), the passes of the two filters alternating.\n\n");
 	printf("| target | right-sized buckets | n | G | v2 buckets | fpr v2 | fpr v1 | bits/item v2 | v1 | ratio | neg. lookup ns v2 | v1 | ratio | pos. lookup ns v2 | v1 | ratio | false neg |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (int ti = 0; ti < 2; ti++)
@@ -368,29 +441,34 @@ growth_table(int lg_small, int lg_large)
 			size_t		n = (size_t) (0.94 * 4.0 * (double) ((uint64_t) 1 << lg));
 			uint64_t   *ins = keys(n, 4321 + lg);
 			uint64_t   *neg = keys(nq, 13579);
+			uint64_t   *fq = keys(nf, 24680);
 			uint64_t   *pos = malloc(nq * sizeof(uint64_t));
 			int			fv1 = cf_fp_bits_for_fpr(targets[ti], 4);
-			uint32_t	m1 = cf_buckets_for_capacity(n, 4);
 			Filter		v1;
 			double		fpr1,
-						n1,
-						p1;
-			uint64_t	hits;
+						fprs[FV_HI + 1] = {0},
+						bits[FV_HI + 1] = {0};
 
 			huge_pages = true;
 			for (size_t i = 0; i < nq; i++)
 				pos[i] = ins[(next_key() >> 11) % n];
-			filter_new(&v1, m1, 4, (uint32_t) fv1, false);
-			for (size_t i = 0; i < n; i++)
-				if (cf_insert(&v1.cf, ins[i]) != CF_OK)
+			/* the fpr curve of right-sized version-1 filters of these n items */
+			for (int f = FV_LO; f <= FV_HI; f++)
+			{
+				Filter		t;
+
+				if (f < fv1 - 2 || f > fv1 + 7)
+					continue;
+				if (v1_filled(&t, ins, n, (uint32_t) f))
 				{
-					printf("right-sized filter refused item %zu\n", i);
-					break;
+					fprs[f] = measured_fpr(&t, fq, nf);
+					bits[f] = (double) t.len * 8.0 / (double) n;
 				}
-			(void) time_lookups(&v1, neg, 1000000, false, &hits);
-			fpr1 = (double) hits / 1e6;
-			n1 = best_lookups(&v1, neg, nq, &hits);
-			p1 = best_lookups(&v1, pos, nq, &hits);
+				free(t.buf);
+			}
+			if (!v1_filled(&v1, ins, n, (uint32_t) fv1))
+				break;
+			fpr1 = measured_fpr(&v1, fq, nf);
 			for (int gi = 0; gi < 4; gi++)
 			{
 				cf_params	p;
@@ -400,9 +478,16 @@ growth_table(int lg_small, int lg_large)
 				uint8_t    *buf;
 				Filter		v2;
 				double		fpr2,
+							n1,
 							n2,
-							p2;
-				uint64_t	fneg = 0;
+							p1,
+							p2,
+							b2,
+							bs;
+				uint64_t	fneg = 0,
+							h1,
+							h2;
+				int			fle;
 
 				if (!cf_params_growing(n / factors[gi] ? n / factors[gi] : 1, targets[ti],
 									   CF_DEFAULT_KICKS, &p, err, sizeof err))
@@ -423,27 +508,42 @@ growth_table(int lg_small, int lg_large)
 					}
 				rehouse(&v2, &g);
 				free(g.buf);
-				(void) time_lookups(&v2, neg, 1000000, false, &hits);
-				fpr2 = (double) hits / 1e6;
-				n2 = best_lookups(&v2, neg, nq, &hits);
-				p2 = best_lookups(&v2, pos, nq, &hits);
-				fneg += nq - hits;
+				fpr2 = measured_fpr(&v2, fq, nf);
+				paired_lookups(&v2, &v1, neg, nq, &n2, &n1, &h2, &h1);
+				paired_lookups(&v2, &v1, pos, nq, &p2, &p1, &h2, &h1);
+				fneg += (nq - h2) + (nq - h1);
 				for (size_t i = 0; i < n; i++)
 					fneg += !cf_contains(&v2.cf, ins[i]);
+				b2 = (double) v2.len * 8.0 / (double) n;
 				printf("| %g | 2^%d | %zu | %llu | %u | %.5f | %.5f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %llu |\n",
 					   targets[ti], lg, n, (unsigned long long) factors[gi], v2.cf.m, fpr2, fpr1,
-					   (double) v2.len * 8.0 / (double) n, (double) v1.len * 8.0 / (double) n,
+					   b2, (double) v1.len * 8.0 / (double) n,
 					   (double) v2.len / (double) v1.len, n2, n1, n2 / n1, p2, p1, p2 / p1,
 					   (unsigned long long) fneg);
 				fflush(stdout);
+				bs = v1_bits_at(fprs, bits, fpr2, &fle);
+				if (bs > 0 && sl < sizeof same_fpr - 400)
+					sl += (size_t) snprintf(same_fpr + sl, sizeof same_fpr - sl,
+											"| %g | 2^%d | %llu | %.5f | %.2f | %d: %.5f, %d: %.5f | %.2f | %.2f | %d | %.2f | %.2f |\n",
+											targets[ti], lg, (unsigned long long) factors[gi], fpr2, b2,
+											fle - 1, fprs[fle - 1], fle, fprs[fle], bs, b2 / bs,
+											fle, bits[fle], b2 / bits[fle]);
 				free(v2.buf);
 			}
 			free(v1.buf);
 			free(ins);
 			free(neg);
+			free(fq);
 			free(pos);
 		}
 	}
+	printf("\n## Bits per item at the same measured fpr\n\n");
+	printf("Right-sized version-1 filters of the same n items with f = f1 - 2 .. f1 + 7 (f1: the target's), fpr measured on the same 4M absent hashes. "
+		   "Interpolated: the bits per item a right-sized filter needs for the grown filter's measured fpr, linear in log(fpr) between the two f whose rates bracket it. "
+		   "Smallest f: the right-sized filter with the fewest fingerprint bits whose measured fpr is at or below the grown filter's (whole bits; favours the grown filter by up to one bit).\n\n");
+	printf("| target | right-sized buckets | G | fpr v2 | bits/item v2 | v1 f: fpr (bracket) | v1 bits/item, interpolated | ratio | smallest f | its bits/item | ratio |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	fputs(same_fpr, stdout);
 }
 
 int

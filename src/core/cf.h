@@ -123,11 +123,11 @@ typedef struct cf_filter
 				p2_mask[2];
 	/* v2 probe word (b = 4, w <= 28; cf_v2.c, word_at): the slots one 64-bit
 	 * load holds, 4 if w <= 16, else 2; lo_ones, hi_bits and bucket_mask
-	 * above are its bit 0 and bit f-1 of each slot and its bits; these its
-	 * tail fields, their low t-1 bits, their bit t-1 (t > 0) */
-	uint64_t	p2_tails,
-				p2_tlow,
-				p2_thigh;
+	 * above are its bit 0 and bit f-1 of each slot and its bits.
+	 * v2 lookups (cf_v2.c): base * bucket_bits, and the lookup of this
+	 * filter's shape, chosen by cf_open */
+	uint64_t	v2_base_bits;
+	bool		(*v2_contains) (const struct cf_filter *cf, uint64_t h);
 } cf_filter;
 
 /*

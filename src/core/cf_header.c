@@ -54,6 +54,8 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 	cf->split = 0;
 	cf->t = cf->g = 0;
 	cf->grows = false;
+	cf->v2_base_bits = 0;
+	cf->v2_contains = NULL;		/* cf_contains tests the version first */
 	cf->data = cf->buf + CF_HEADER_SIZE;
 	cf->m = rd32(h + CF_OFF_NUM_BUCKETS);
 	split_buckets(cf->m, &cf->c, &cf->k);

@@ -342,6 +342,8 @@ cf_contains_generic(const cf_filter *cf, uint64_t h)
 				i1,
 				i2;
 
+	if (cf->version == CF_VERSION_2)
+		return cf->v2_contains(cf, h);	/* cf2_contains */
 	if (cf->word_probe)
 	{
 		word_probe_init(&w, cf);
@@ -365,8 +367,6 @@ cf_contains_generic(const cf_filter *cf, uint64_t h)
 		return ((int) ss_word_has_fp(cf, w1, fp) | (int) ss_word_has_fp(cf, w2, fp)) ||
 			victim_matches(cf, fp, i1, i2);
 	}
-	if (cf->version == CF_VERSION_2)
-		return cf2_contains(cf, h);
 	return contains_general(cf, h);
 }
 

@@ -231,7 +231,20 @@ locate2(const cf_filter *cf, uint32_t q, uint32_t a, uint32_t *res)
 	uint32_t	sp = (uint32_t) (i0 < cf->split);
 
 	*res = cf->k + sp;
-	return i0 + (sp & (a >> cf->k)) * cf->base;
+	return i0 + (cf->base & (0u - (sp & (a >> cf->k))));
+}
+
+/* The same as the bit position of the bucket (bucket_bits * index): the
+ * index's multiply does not wait for the split test. */
+static CF_ALWAYS_INLINE uint64_t
+locate2_pos(const cf_filter *cf, uint32_t q, uint32_t a, uint32_t *res)
+{
+	uint32_t	i0 = (a & cf->rmask) * cf->c + q;
+	uint32_t	sp = (uint32_t) (i0 < cf->split);
+
+	*res = cf->k + sp;
+	return (uint64_t) i0 * cf->bucket_bits +
+		(cf->v2_base_bits & ((uint64_t) 0 - (uint64_t) (sp & (a >> cf->k))));
 }
 
 typedef struct v2_hash
@@ -455,6 +468,7 @@ v2_set_geometry(cf_filter *cf)
 	cf->base = cf->c << k;
 	cf->split = cf->m - cf->base;
 	cf->rmask = mask32(k);
+	cf->v2_base_bits = (uint64_t) cf->base * cf->b * cf->w;
 }
 
 /* The split forms of entry e of bucket p (being split into p and p + base):
@@ -684,6 +698,7 @@ v2_relieve(cf_filter *cf)
 #if defined(__SIZEOF_INT128__)
 static void probe4_setup(cf_filter *cf);
 #endif
+static void v2_choose_lookup(cf_filter *cf);
 
 bool
 cf2_check_params(const cf_params *p, char *err, size_t errlen)
@@ -800,6 +815,7 @@ cf2_open(cf_filter *cf, const void *buf, size_t len)
 	if (cf->f >= CF_MIN_FP_BITS && cf->f <= 32)
 		probe4_setup(cf);
 #endif
+	v2_choose_lookup(cf);
 }
 
 void
@@ -1277,12 +1293,6 @@ probe4_setup(cf_filter *cf)
 		cf->bucket_mask = (UINT64_C(1) << (2 * cf->w)) - 1;
 	}
 	cf->hi_bits = cf->lo_ones << (cf->f - 1);
-	if (cf->t > 0)
-	{
-		cf->p2_tails = cf->lo_ones * ((uint64_t) cf->tmask << cf->f);
-		cf->p2_tlow = cf->lo_ones * (((UINT64_C(1) << (cf->t - 1)) - 1) << cf->f);
-		cf->p2_thigh = cf->lo_ones << (cf->f + cf->t - 1);
-	}
 }
 
 static CF_ALWAYS_INLINE void
@@ -1329,40 +1339,54 @@ word_at(const cf_filter *cf, const uint8_t *d, uint64_t pos)
 	return (load_le64(d + (pos >> 3)) >> (pos & 7)) & cf->bucket_mask;
 }
 
-/* Slots of the word whose fingerprint is fpx's (fp in every field), as bit
- * f-1 of their fields: the exact zero-field test ~(((x & L) + L) | x) & H. */
-static CF_ALWAYS_INLINE uint64_t
-word_fp(const cf_filter *cf, uint64_t v, uint64_t fpx)
+/*
+ * Whether a tail 2^s | spare fits the address bits ahi (its s spare bits
+ * equal ahi's low s bits; slot_match's test): d = tail XOR ahi has no set
+ * bit below s, i.e. the bits up to d's lowest set bit, d XOR (d - 1) (all
+ * of them if d = 0), cover the tail.  No bit scan.
+ */
+static CF_ALWAYS_INLINE uint32_t
+tail_fits(uint32_t tail, uint32_t ahi)
 {
-	uint64_t	x = v ^ fpx,
-				low = cf->hi_bits - cf->lo_ones;
+	uint32_t	d = tail ^ ahi;
 
-	return ~(((x & low) + low) | x) & cf->hi_bits;
+	return (uint32_t) ((tail & ~(d ^ (d - 1))) == 0);
 }
 
 /*
- * Tail test of the slots of a probe word v at once.  A slot's tail 2^s | spare matches the address bits
- * ahi when d = tail XOR ahi has no set bit below s, that is when the low
- * mask d XOR (d - 1) (the bits up to d's lowest set bit; all ones if d = 0)
- * covers the tail: tail AND NOT (d XOR (d - 1)) = 0.  d - 1 is taken in
- * every tail field at once, with a guard bit set just above each field (bit
- * f + t of the slot, outside every tail field; the top slot's may fall off
- * bit 63, where a borrow is lost harmlessly) to stop a borrow; then the
- * exact zero-field test of each field.  z: the slots whose fingerprint
- * matched (bit f-1 of each), moved to bit f+t-1.  Nonzero: a slot matches.
+ * Slots of the word whose fingerprint may be fpx's, as bit f-1 of their
+ * fields: the zero-field test (x - L) & ~x & H (L: bit 0 of each slot) of
+ * version 1.  Nonzero exactly when some slot's fingerprint is fp, and its
+ * lowest set bit is such a slot; a borrow out of a matching field can also
+ * flag slots above it (only when a slot's tail is 0, which a valid
+ * growing filter never has; the lookups send any second flag to the
+ * slot-by-slot test).
  */
 static CF_ALWAYS_INLINE uint64_t
-probe4_tails_swar(const cf_filter *cf, uint64_t v, uint64_t z, uint32_t ahi)
+word_fp_any(const cf_filter *cf, uint64_t v, uint64_t fpx)
 {
-	uint64_t	tm = cf->p2_tails;
-	uint64_t	ones = cf->lo_ones;
-	uint64_t	tl = v & tm;
-	uint64_t	d = tl ^ ((uint64_t) (ahi & cf->tmask) * (ones << cf->f));
-	uint64_t	dg = d | (ones << (cf->f + cf->t));
-	uint64_t	x = tl & ~(dg ^ (dg - (ones << cf->f)));
-	uint64_t	low = cf->p2_tlow;
+	uint64_t	x = v ^ fpx;
 
-	return ~(((x & low) + low) | x) & cf->p2_thigh & (z << cf->t);
+	return (x - cf->lo_ones) & ~x & cf->hi_bits;
+}
+
+/*
+ * Whether the lowest flagged slot of the probe word v (z: word_fp_any's
+ * flags) has a tail 2^s | spare whose s spare bits equal the low s bits of
+ * ahi (the value's address bits above the bucket's resolution): 1 if z has
+ * a flag and that slot's tail fits, without a branch (whether a present
+ * value's entry lies in its first or its second bucket is a coin toss,
+ * which a branch per bucket mispredicts half the time).  The tail begins
+ * just above the flag (bit f-1 of the slot).  The lowest flag is always a
+ * slot with the value's fingerprint; the other flagged slots, if any, are
+ * left to the caller.  t > 0.
+ */
+static CF_ALWAYS_INLINE uint32_t
+word_first_hit(const cf_filter *cf, uint64_t v, uint64_t z, uint32_t ahi)
+{
+	uint32_t	tail = (uint32_t) ((v >> 1) >> __builtin_ctzll(z | (UINT64_C(1) << 63))) & cf->tmask;
+
+	return (uint32_t) (z != 0) & tail_fits(tail, ahi);
 }
 
 /* The same over a bucket of up to 120 bits (w <= 30) read as 128 bits;
@@ -1385,6 +1409,7 @@ probe4_tails(const probe4 *P, cf_u128 v, cf_u128 z, uint32_t ahi)
 #define CF_SHAPE_ANY	0
 #define CF_SHAPE_W16	1		/* b = 4, w <= 16 */
 #define CF_SHAPE_W28	2		/* b = 4, 16 < w <= 28 */
+#define CF_SHAPE_SLOTS	3		/* any: slot by slot (bucket_matches) */
 
 /* The victim's test, apart: the fast paths then need not keep the value's
  * parts alive past their bucket tests. */
@@ -1403,6 +1428,8 @@ victim_matches_h(const cf_filter *cf, uint64_t h)
 	return victim_matches2(cf, &v, i1, r1, i2, r2);
 }
 
+static CF_NOINLINE bool contains2_slots(const cf_filter *cf, uint64_t h);
+
 static CF_ALWAYS_INLINE bool
 contains2_at(const cf_filter *cf, uint64_t h, int shape)
 {
@@ -1415,19 +1442,26 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 	uint32_t	hit;
 
 	v2_parts(cf, h, v);
-	i1 = locate2(cf, v->q, v->a, &r1);
-	i2 = locate2(cf, v->q2, v->a2, &r2);
-	if (shape != CF_SHAPE_ANY || (cf->b == 4 && cf->w <= 28))
+	if (shape == CF_SHAPE_W16 || shape == CF_SHAPE_W28 ||
+		(shape == CF_SHAPE_ANY && cf->b == 4 && cf->w <= 28 && cf->lo_ones != 0))
 	{
-		/* w <= 16: a bucket is one probe word; w <= 28: two, of two slots */
+		/*
+		 * w <= 16: a bucket is one probe word; w <= 28: two, of two slots.
+		 * Fingerprint flags of every word (word_fp_any); when none is set,
+		 * the value is absent from both buckets.  Otherwise each word's
+		 * lowest flagged slot has its tail tested (word_first_hit), all
+		 * without a branch; a word with a second flag (two entries with
+		 * the value's fingerprint in one word: rare) sends the lookup to
+		 * the slot-by-slot test.
+		 */
 		const uint8_t *d = cf->data;
-		uint64_t	p1 = (uint64_t) i1 * cf->bucket_bits,
-					p2 = (uint64_t) i2 * cf->bucket_bits;
+		uint64_t	p1 = locate2_pos(cf, v->q, v->a, &r1),
+					p2 = locate2_pos(cf, v->q2, v->a2, &r2);
 		uint64_t	fpx = v->fp * cf->lo_ones;
 		uint64_t	w1 = word_at(cf, d, p1),
 					w2 = word_at(cf, d, p2);
-		uint64_t	z1 = word_fp(cf, w1, fpx),
-					z2 = word_fp(cf, w2, fpx);
+		uint64_t	z1 = word_fp_any(cf, w1, fpx),
+					z2 = word_fp_any(cf, w2, fpx);
 		uint32_t	ahi1,
 					ahi2;
 
@@ -1439,17 +1473,18 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 					return true;
 				ahi1 = v->a >> r1;
 				ahi2 = v->a2 >> r2;
-				if ((probe4_tails_swar(cf, w1, z1, ahi1) |
-					 probe4_tails_swar(cf, w2, z2, ahi2)) != 0)
+				if (word_first_hit(cf, w1, z1, ahi1) | word_first_hit(cf, w2, z2, ahi2))
 					return true;
+				if (((z1 & (z1 - 1)) | (z2 & (z2 - 1))) != 0)
+					return contains2_slots(cf, h);
 			}
 		}
 		else
 		{
 			uint64_t	w1b = word_at(cf, d, p1 + 2 * cf->w),
 						w2b = word_at(cf, d, p2 + 2 * cf->w);
-			uint64_t	z1b = word_fp(cf, w1b, fpx),
-						z2b = word_fp(cf, w2b, fpx);
+			uint64_t	z1b = word_fp_any(cf, w1b, fpx),
+						z2b = word_fp_any(cf, w2b, fpx);
 
 			if ((z1 | z2 | z1b | z2b) != 0)
 			{
@@ -1457,17 +1492,19 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 					return true;
 				ahi1 = v->a >> r1;
 				ahi2 = v->a2 >> r2;
-				if ((probe4_tails_swar(cf, w1, z1, ahi1) |
-					 probe4_tails_swar(cf, w1b, z1b, ahi1) |
-					 probe4_tails_swar(cf, w2, z2, ahi2) |
-					 probe4_tails_swar(cf, w2b, z2b, ahi2)) != 0)
+				if (word_first_hit(cf, w1, z1, ahi1) | word_first_hit(cf, w1b, z1b, ahi1) |
+					word_first_hit(cf, w2, z2, ahi2) | word_first_hit(cf, w2b, z2b, ahi2))
 					return true;
+				if (((z1 & (z1 - 1)) | (z1b & (z1b - 1)) | (z2 & (z2 - 1)) | (z2b & (z2b - 1))) != 0)
+					return contains2_slots(cf, h);
 			}
 		}
 		return victim_in_use(cf) && victim_matches_h(cf, h);
 	}
+	i1 = locate2(cf, v->q, v->a, &r1);
+	i2 = locate2(cf, v->q2, v->a2, &r2);
 #if defined(__SIZEOF_INT128__)
-	if (cf->b == 4 && cf->w <= 30)
+	if (shape == CF_SHAPE_ANY && cf->b == 4 && cf->w <= 30)
 	{
 		probe4		P;
 		cf_u128		b1 = bucket128(cf->data, (uint64_t) i1 * cf->bucket_bits),
@@ -1495,12 +1532,25 @@ contains2_at(const cf_filter *cf, uint64_t h, int shape)
 }
 
 /* Each common shape has its own copy of the lookup, so that the compiler
- * keeps it in registers; w <= 16 (the shape of target 0.01 and above) is
- * cf2_contains itself, the others are jumped to. */
+ * keeps it in registers; cf2_open chooses the filter's (v2_contains), which
+ * cf_contains jumps to. */
 static CF_NOINLINE bool
 contains2_any(const cf_filter *cf, uint64_t h)
 {
 	return contains2_at(cf, h, CF_SHAPE_ANY);
+}
+
+/* Slot by slot (slot_match): every shape; the fast paths' rare case. */
+static CF_NOINLINE bool
+contains2_slots(const cf_filter *cf, uint64_t h)
+{
+	return contains2_at(cf, h, CF_SHAPE_SLOTS);
+}
+
+static CF_NOINLINE bool
+contains2_w16(const cf_filter *cf, uint64_t h)
+{
+	return contains2_at(cf, h, CF_SHAPE_W16);
 }
 
 static CF_NOINLINE bool
@@ -1509,14 +1559,21 @@ contains2_w28(const cf_filter *cf, uint64_t h)
 	return contains2_at(cf, h, CF_SHAPE_W28);
 }
 
+static void
+v2_choose_lookup(cf_filter *cf)
+{
+	if (cf->b == 4 && cf->w <= 16 && cf->lo_ones != 0)
+		cf->v2_contains = contains2_w16;
+	else if (cf->b == 4 && cf->w <= 28 && cf->lo_ones != 0)
+		cf->v2_contains = contains2_w28;
+	else
+		cf->v2_contains = contains2_any;
+}
+
 bool
 cf2_contains(const cf_filter *cf, uint64_t h)
 {
-	if (cf->w <= 16 && cf->b == 4)
-		return contains2_at(cf, h, CF_SHAPE_W16);
-	if (cf->b == 4 && cf->w <= 28)
-		return contains2_w28(cf, h);
-	return contains2_any(cf, h);
+	return cf->v2_contains(cf, h);
 }
 
 void

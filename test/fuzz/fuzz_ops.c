@@ -646,7 +646,21 @@ v2_check(const cf_filter *cf, const v2model *M, const char *what)
 {
 	char		err[ERRLEN];
 	const char *why = "";
+	static uint8_t *last;		/* bytes, view and model last checked */
+	static size_t last_len;
+	static cf_filter last_cf;
+	static v2model *last_m;
 
+	/*
+	 * As in check_model: the checks are pure functions of the view and its
+	 * bytes, so if neither they nor the model changed since the last full
+	 * check, its verdict stands (most lookups and refused operations).
+	 */
+	if (last && last_m && last_len == cf->len && memcmp(&last_cf, cf, sizeof *cf) == 0 &&
+		memcmp(last, cf->buf, cf->len) == 0 && last_m->nv == M->nv &&
+		last_m->exact == M->exact && last_m->rotated == M->rotated && last_m->cur == M->cur &&
+		memcmp(last_m->v, M->v, M->nv * sizeof M->v[0]) == 0)
+		return;
 	FZ_CHECK(cf_validate(cf->buf, cf->len, err, sizeof err), "%s: invalid: %s", what, err);
 	FZ_CHECK(ref_v2_valid(cf->buf, cf->len, &why), "%s: reference rejects: %s", what, why);
 	for (uint32_t i = 0; i < M->nv; i++)
@@ -660,6 +674,14 @@ v2_check(const cf_filter *cf, const v2model *M, const char *what)
 	if (M->exact && !M->rotated)
 		FZ_CHECK(cf_items(cf) == v2m_size(M), "%s: items %llu, model %llu", what,
 				 (unsigned long long) cf_items(cf), (unsigned long long) v2m_size(M));
+	free(last);
+	last = fz_dup(cf->buf, cf->len);
+	last_len = cf->len;
+	memcpy(&last_cf, cf, sizeof *cf);
+	if (!last_m)
+		last_m = malloc(sizeof *last_m);
+	FZ_CHECK(last_m != NULL, "oom");
+	memcpy(last_m, M, sizeof *M);
 }
 
 static int	v2_hook_calls;

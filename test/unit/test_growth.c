@@ -1119,10 +1119,178 @@ done:
 	free(hs);
 }
 
+/*
+ * Lookups of random version-2 filters: random f, t, g, expansion, initial
+ * buckets and max_kicks; filled past their first split (growing) or until
+ * the victim slot is used (fixed, or small max_kicks), some items removed,
+ * some filters rotated (then more items added).  cf_contains (the lookup
+ * cf_open chose for the shape: w <= 16, 17..28 or the general one) and
+ * cf_contains_many must equal ref_v2_contains (FORMAT 13.5 slot by slot) on
+ * every stored hash, on absent hashes and on hashes of removed items, and
+ * find every stored item that no rotation dropped.  Small f makes several
+ * entries of one fingerprint in one bucket common (the lookups' rare case).
+ */
+static void
+test_lookup_random(void)
+{
+	enum
+	{
+		NH = 6000
+	};
+	gfilt		G = {{0}};
+	uint64_t	rs = 20261125,
+				probes = 0,
+				positives = 0;
+	uint64_t   *hs = malloc(NH * sizeof(uint64_t)),
+			   *q = malloc(4096 * sizeof(uint64_t));
+	bool	   *live = malloc(NH * sizeof(bool)),
+			   *out = malloc(4096 * sizeof(bool));
+	int			shapes = 0,
+				victims = 0,
+				rotated = 0,
+				w16 = 0,
+				w28 = 0,
+				wide = 0;
+
+	t_begin();
+	CHECK(hs && q && live && out, "out of memory");
+	for (int it = 0; it < 300; it++)
+	{
+		uint32_t	exp = rnd(&rs, 3) ? 2 : 0,
+					f = 4 + (uint32_t) rnd(&rs, 17),
+					t = exp ? 2 + (uint32_t) rnd(&rs, 14) : 0,
+					g = (uint32_t) rnd(&rs, exp ? 4 : 9),
+					m0 = 1 + (uint32_t) rnd(&rs, exp ? 48 : 200);
+		cf_params	p;
+		size_t		nh = 0,
+					want_n;
+		uint32_t	cut = 0;
+		bool		rot = g > 0 && rnd(&rs, 3) == 0;
+
+		if (exp == 0 && g == 0)
+			g = 1;
+		while (f + t + g > 32)
+			t > 2 ? t-- : f--;
+		p = gparams(m0, f, t, g, exp);
+		if (rnd(&rs, 3) == 0)
+			p.max_kicks = (uint32_t) rnd(&rs, 4);
+		REQUIRE(gnew(&G, &p));
+		want_n = exp ? (size_t) (m0 * 4 * (2 + rnd(&rs, 30))) : (size_t) m0 * 4;
+		if (want_n > NH / 2)
+			want_n = NH / 2;
+		/* fill: until want_n stored, or a refusal (the victim slot in use) */
+		for (size_t tries = 0; nh < want_n && tries < 2 * want_n + 8; tries++)
+		{
+			uint64_t	h = sm64(&rs);
+			cf_status	st = cf_insert(&G.cf, h);
+
+			if (st == CF_OK || st == CF_OK_STASHED)
+			{
+				hs[nh] = h;
+				live[nh++] = true;
+			}
+			else if (exp == 0)
+				break;
+		}
+		victims += cf_victim_used(&G.cf);
+		/* remove a few (their hashes stay as probes) */
+		for (size_t j = 0; j < nh; j += 7)
+		{
+			CHECK(cf_remove(&G.cf, hs[j]), "shape f %u t %u g %u: remove of a stored item failed", f, t, g);
+			live[j] = false;
+		}
+		if (rot)
+		{
+			uint32_t	keep = 1 + (uint32_t) rnd(&rs, 3);
+			size_t		len = cf_rotate_bytes(&G.cf, keep);
+			uint8_t    *nb = malloc(len);
+
+			CHECK(len > 0 && nb, "cf_rotate_bytes(keep %u): %zu", keep, len);
+			cf_rotate(&G.cf, keep, nb);
+			free(G.cf.buf);
+			cf_open(&G.cf, nb, len);
+			rotated++;
+			/* items before the rotation are probes only; add new ones */
+			cut = (uint32_t) nh;
+			for (size_t j = 0; j < nh; j++)
+				live[j] = false;
+			for (size_t tries = 0; nh < NH && tries < (size_t) m0 * 4; tries++)
+			{
+				uint64_t	h = sm64(&rs);
+				cf_status	st = cf_insert(&G.cf, h);
+
+				if (st == CF_OK || st == CF_OK_STASHED)
+				{
+					hs[nh] = h;
+					live[nh++] = true;
+				}
+				else
+					break;
+			}
+		}
+		REQUIRE(gvalid(&G, "after the random fill"));
+		if (G.cf.w <= 16)
+			w16++;
+		else if (G.cf.w <= 28)
+			w28++;
+		else
+			wide++;
+		/* stored and removed items, then absent hashes, in batches */
+		for (size_t base = 0; base < nh + 8192; base += 4096)
+		{
+			size_t		nq = 0;
+
+			for (; nq < 4096; nq++)
+			{
+				size_t		j = base + nq;
+
+				if (j < nh)
+					q[nq] = hs[j];
+				else if (j < nh + 8192)
+					q[nq] = sm64(&rs);
+				else
+					break;
+			}
+			cf_contains_many(&G.cf, q, nq, out);
+			for (size_t x = 0; x < nq; x++)
+			{
+				size_t		j = base + x;
+				bool		want = ref_v2_contains(G.cf.buf, q[x]);
+				bool		got = cf_contains(&G.cf, q[x]);
+
+				CHECK(got == want && out[x] == want,
+					  "f %u t %u g %u expansion %u (w %u, m %u, victim %d, rotated %d): probe %zu: cf_contains %d, cf_contains_many %d, FORMAT 13.5 %d",
+					  f, t, g, exp, G.cf.w, G.cf.m, (int) cf_victim_used(&G.cf), (int) rot, j, got, out[x], want);
+				CHECK(j >= nh || !live[j] || got,
+					  "f %u t %u g %u: false negative for stored item %zu (rotation cut %u)", f, t, g, j, cut);
+				positives += want;
+				probes++;
+			}
+		}
+		free(G.cf.buf);
+		G.cf.buf = NULL;
+		shapes++;
+	}
+	CHECK(w16 > 50 && w28 > 50 && wide > 20 && victims > 20 && rotated > 20,
+		  "coverage: %d w <= 16, %d w 17..28, %d wider, %d with the victim used, %d rotated",
+		  w16, w28, wide, victims, rotated);
+	t_set_note("%d filters (%d w <= 16, %d w 17..28, %d wider; %d with the victim used, %d rotated), %llu lookups, %llu positive",
+			   shapes, w16, w28, wide, victims, rotated,
+			   (unsigned long long) probes, (unsigned long long) positives);
+done:
+	t_end("lookups: random version-2 filters (f, t, g, victim, removals, rotation) equal FORMAT 13.5, no false negative");
+	free(G.cf.buf);
+	free(hs);
+	free(q);
+	free(live);
+	free(out);
+}
+
 void
 run_growth_tests(void)
 {
 	test_lookup_shapes();
+	test_lookup_random();
 	test_params_v2();
 	test_growth(10, 1000, 0.01);
 	test_growth(1000, 1000, 0.01);
