@@ -84,4 +84,14 @@ run_build_tests(void)
 	test_batch_same(1000, 4, 13, true, 5000, 256);
 	test_batch_same(200, 4, 30, false, 1000, 1000);
 	test_batch_same(64, 4, 6, false, 400, 33);
+	/* edge shapes: one bucket, f = 4 and 32, c = 255, semi-sorted at both ends of f */
+	test_batch_same(1, 4, 8, false, 50, 16);
+	test_batch_same(1, 2, 32, false, 50, 7);
+	test_batch_same(3, 8, 4, false, 200, 5);
+	test_batch_same(255, 2, 4, false, 2000, 1024);
+	test_batch_same(1020, 8, 32, false, 20000, 500);
+	test_batch_same(128, 4, 16, false, 1000, 64);
+	test_batch_same(256, 4, 5, true, 2000, 128);
+	test_batch_same(256, 4, 32, true, 2000, 1024);
+	test_batch_same(1, 4, 9, true, 50, 3);
 }

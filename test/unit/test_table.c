@@ -789,6 +789,31 @@ test_shape_paths_all(void)
 	}
 }
 
+/*
+ * The shapes with their own code, and f = 4 and 32 of the generic path, at
+ * the table sizes at the ends of the range: one bucket (i1 = i2 always), two
+ * and three, mantissa c = 127, 255 (the largest) and 1 with k > 0, and
+ * c = 128 with k = 0 (the power-of-two path with no low bits); filled to 90%
+ * and until the victim slot is in use.
+ */
+static void
+test_shape_paths_edges(void)
+{
+	static const uint32_t ms[] = {1, 2, 3, 127, 128, 255, 255 * 4, 256};
+	static const uint32_t shapes[][2] = {
+		{4, 8}, {4, 12}, {4, 16}, {2, 8}, {2, 16}, {8, 8}, {8, 16},
+		{2, 4}, {4, 4}, {8, 4}, {2, 32}, {4, 32}, {8, 32}
+	};
+	uint64_t	seed = 0xED6E;
+
+	for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+		for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+		{
+			test_shape_paths(ms[mi], shapes[si][0], shapes[si][1], false, false, seed++);
+			test_shape_paths(ms[mi], shapes[si][0], shapes[si][1], false, true, seed++);
+		}
+}
+
 /* All of this file's test cases, in order. */
 void
 run_table_tests(void)
@@ -833,4 +858,5 @@ run_table_tests(void)
 	test_determinism(2048, 4, 16, false, 500);
 
 	test_shape_paths_all();
+	test_shape_paths_edges();
 }
