@@ -67,6 +67,31 @@ load_le64(const uint8_t *p)
 	return v;
 }
 
+/* Buckets of 16 and 32 bits (the shapes with their own code, cf_table.c). */
+static CF_ALWAYS_INLINE uint64_t
+load_le32(const uint8_t *p)
+{
+	uint32_t	v;
+
+	memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+static CF_ALWAYS_INLINE uint64_t
+load_le16(const uint8_t *p)
+{
+	uint16_t	v;
+
+	memcpy(&v, p, 2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap16(v);
+#endif
+	return v;
+}
+
 static inline void
 store_le64(uint8_t *p, uint64_t v)
 {

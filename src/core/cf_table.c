@@ -527,30 +527,6 @@ cf_remove_generic(cf_filter *cf, uint64_t h)
 #define CF_POW2_C	(UINT32_C(1) << (CF_MANTISSA_BITS - 1))	/* c of m = 2^j, j >= 7 */
 #define CF_POW2_SHIFT	(32 - (CF_MANTISSA_BITS - 1))	/* fastrange32(x, CF_POW2_C) = x >> this */
 
-static CF_ALWAYS_INLINE uint64_t
-load_le32(const uint8_t *p)
-{
-	uint32_t	v;
-
-	memcpy(&v, p, 4);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap32(v);
-#endif
-	return v;
-}
-
-static CF_ALWAYS_INLINE uint64_t
-load_le16(const uint8_t *p)
-{
-	uint16_t	v;
-
-	memcpy(&v, p, 2);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap16(v);
-#endif
-	return v;
-}
-
 /* Bit 0 of each of the fields of f bits that fit in min(b * f, 64) bits. */
 static CF_ALWAYS_INLINE uint64_t
 shape_lo_ones(const uint32_t B, const uint32_t F)
