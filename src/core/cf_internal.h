@@ -26,6 +26,15 @@
 #define CF_UNUSED
 #endif
 
+/* Checks both format versions share, one message each (cf_validate.c). */
+extern bool cf_check_magic(uint32_t magic, char *err, size_t errlen) CF_HIDDEN;
+extern bool cf_check_bucket_size(uint32_t b, char *err, size_t errlen) CF_HIDDEN;
+extern bool cf_check_fp_bits(uint32_t f, char *err, size_t errlen) CF_HIDDEN;
+extern bool cf_check_max_kicks(uint32_t max_kicks, char *err, size_t errlen) CF_HIDDEN;
+extern bool cf_check_kind_tag(uint32_t kind, uint32_t type_tag, char *err, size_t errlen) CF_HIDDEN;
+extern bool cf_check_total_bytes(uint32_t m, uint64_t bytes, char *err, size_t errlen) CF_HIDDEN;
+extern bool cf_check_length(size_t len, uint64_t want, uint32_t m, char *err, size_t errlen) CF_HIDDEN;
+
 /* Lets the host cancel loops whose length grows with the filter (cf.h). */
 #define CF_CHECK_INTERRUPTS(i) \
 	do { if (((i) & 0xFFFF) == 0 && cf_interrupt_hook) cf_interrupt_hook(); } while (0)

@@ -709,9 +709,8 @@ cf2_check_params(const cf_params *p, char *err, size_t errlen)
 		ERR("expansion %u must be 0 (fixed) or 2 (grows)", p->expansion);
 	if (p->bucket_size != 4 || p->semisort)
 		ERR("a version-2 (growing or rotating) filter needs bucket size 4 without semi-sorting");
-	if (p->fp_bits < CF_MIN_FP_BITS || p->fp_bits > CF_MAX_FP_BITS)
-		ERR("fingerprint size %u is outside the range %d to %d bits",
-			p->fp_bits, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
+	if (!cf_check_fp_bits(p->fp_bits, err, errlen))
+		return false;
 	if (p->expansion == 2 && (p->tail_bits < CF_V2_MIN_TAIL_BITS || p->tail_bits > CF_V2_MAX_TAIL_BITS))
 		ERR("tail bits %u are outside the range %d to %d for a growing filter",
 			p->tail_bits, CF_V2_MIN_TAIL_BITS, CF_V2_MAX_TAIL_BITS);
@@ -726,14 +725,9 @@ cf2_check_params(const cf_params *p, char *err, size_t errlen)
 	if (!cf_buckets_representable(p->num_buckets))
 		ERR("bucket count %u is not of the form c * 2^k with c < 256",
 			p->num_buckets);
-	if (p->max_kicks > CF_MAX_KICKS_LIMIT)
-		ERR("max kicks %u is outside the range 0 to %d",
-			p->max_kicks, CF_MAX_KICKS_LIMIT);
-	if (p->kind > CF_KIND_MAX)
-		ERR("value kind %u is unknown", (unsigned) p->kind);
-	if ((p->kind == CF_KIND_OTHER) != (p->type_tag != 0))
-		ERR("type tag %u does not match value kind %u",
-			p->type_tag, (unsigned) p->kind);
+	if (!cf_check_max_kicks(p->max_kicks, err, errlen) ||
+		!cf_check_kind_tag(p->kind, p->type_tag, err, errlen))
+		return false;
 	if (p->capacity < 1 || p->capacity > (uint64_t) p->num_buckets * p->bucket_size)
 		ERR("capacity %llu is outside the range 1 to %llu for %u buckets",
 			(unsigned long long) p->capacity,
@@ -741,11 +735,7 @@ cf2_check_params(const cf_params *p, char *err, size_t errlen)
 			p->num_buckets);
 	total = cf2_total_bytes(p->num_buckets, p->bucket_size,
 							p->fp_bits + p->tail_bits + p->gen_bits, p->gen_bits);
-	if (total > CF_MAX_BYTES)
-		ERR("a filter of %u buckets would take %llu bytes, more than the limit of %llu",
-			p->num_buckets, (unsigned long long) total,
-			(unsigned long long) CF_MAX_BYTES);
-	return true;
+	return cf_check_total_bytes(p->num_buckets, total, err, errlen);
 }
 
 void
@@ -912,8 +902,8 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 
 	if (len < CF_V2_HEADER_SIZE)
 		ERR("%zu bytes is shorter than the %d-byte version-2 header", len, CF_V2_HEADER_SIZE);
-	if (rd32(h + CF_V2_OFF_MAGIC) != CF_MAGIC)
-		ERR("wrong magic number 0x%08x", rd32(h + CF_V2_OFF_MAGIC));
+	if (!cf_check_magic(rd32(h + CF_V2_OFF_MAGIC), err, errlen))
+		return false;
 	if (h[CF_V2_OFF_VERSION] != CF_VERSION_2)
 		ERR("format version %u is not supported", h[CF_V2_OFF_VERSION]);
 	flags = h[CF_V2_OFF_FLAGS];
@@ -924,12 +914,12 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	f = h[CF_V2_OFF_FP_BITS];
 	t = h[CF_V2_OFF_TAIL_BITS];
 	g = h[CF_V2_OFF_GEN_BITS];
-	if (b != 2 && b != 4 && b != 8)
-		ERR("bucket size %u is not 2, 4 or 8", b);
+	if (!cf_check_bucket_size(b, err, errlen))
+		return false;
 	if (grows && b != 4)
 		ERR("a growing filter has bucket size 4, not %u", b);
-	if (f < CF_MIN_FP_BITS || f > CF_MAX_FP_BITS)
-		ERR("fingerprint size %u is outside the range %d to %d bits", f, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
+	if (!cf_check_fp_bits(f, err, errlen))
+		return false;
 	if (t > CF_V2_MAX_TAIL_BITS || (grows ? t < CF_V2_MIN_TAIL_BITS : t != 0))
 		ERR("tail bits %u do not fit a %s filter", t, grows ? "growing" : "fixed");
 	if (g > CF_V2_MAX_GEN_BITS)
@@ -937,13 +927,9 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	w = f + t + g;
 	if (w > 32)
 		ERR("slot of %u bits exceeds 32", w);
-	if (rd16(h + CF_V2_OFF_KIND) > CF_KIND_MAX)
-		ERR("value kind %u is unknown", rd16(h + CF_V2_OFF_KIND));
-	if ((rd16(h + CF_V2_OFF_KIND) == CF_KIND_OTHER) != (rd32(h + CF_V2_OFF_TYPE_TAG) != 0))
-		ERR("type tag %u does not match value kind %u",
-			rd32(h + CF_V2_OFF_TYPE_TAG), rd16(h + CF_V2_OFF_KIND));
-	if (rd32(h + CF_V2_OFF_MAX_KICKS) > CF_MAX_KICKS_LIMIT)
-		ERR("max kicks %u is outside the range 0 to %d", rd32(h + CF_V2_OFF_MAX_KICKS), CF_MAX_KICKS_LIMIT);
+	if (!cf_check_kind_tag(rd16(h + CF_V2_OFF_KIND), rd32(h + CF_V2_OFF_TYPE_TAG), err, errlen) ||
+		!cf_check_max_kicks(rd32(h + CF_V2_OFF_MAX_KICKS), err, errlen))
+		return false;
 	c = rd16(h + CF_V2_OFF_MANTISSA);
 	m = rd32(h + CF_V2_OFF_NUM_BUCKETS);
 	m0 = rd32(h + CF_V2_OFF_INITIAL_BUCKETS);
@@ -972,12 +958,9 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 		ERR("capacity %llu is outside the range 1 to %llu",
 			(unsigned long long) cap, (unsigned long long) m0 * b);
 	want = cf2_total_bytes(m, b, w, g);
-	if (want > CF_MAX_BYTES)
-		ERR("a filter of %u buckets would take %llu bytes, more than the limit of %llu",
-			m, (unsigned long long) want, (unsigned long long) CF_MAX_BYTES);
-	if ((uint64_t) len != want)
-		ERR("length %zu does not match the %llu bytes that %u buckets need",
-			len, (unsigned long long) want, m);
+	if (!cf_check_total_bytes(m, want, err, errlen) ||
+		!cf_check_length(len, want, m, err, errlen))
+		return false;
 	cur = h[CF_V2_OFF_CUR_GEN];
 	keep = h[CF_V2_OFF_KEEP];
 	if (cur > mask32(g) || keep > mask32(g))

@@ -13,40 +13,99 @@
 
 #define ERR(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
+/*
+ * The checks that the version-1 and version-2 parameter and header checks
+ * share (cf_check_params and cf_check_header here, cf2_check_params and
+ * cf2_check_header in cf_v2.c), each with its one message: the clients
+ * reproduce the messages and the order of the checks
+ * (clients/vectors/invalid.json), so each caller keeps its own order and
+ * only the wording lives here.
+ */
+bool
+cf_check_magic(uint32_t magic, char *err, size_t errlen)
+{
+	if (magic != CF_MAGIC)
+		ERR("wrong magic number 0x%08x", magic);
+	return true;
+}
+
+bool
+cf_check_bucket_size(uint32_t b, char *err, size_t errlen)
+{
+	if (b != 2 && b != 4 && b != 8)
+		ERR("bucket size %u is not 2, 4 or 8", b);
+	return true;
+}
+
+bool
+cf_check_fp_bits(uint32_t f, char *err, size_t errlen)
+{
+	if (f < CF_MIN_FP_BITS || f > CF_MAX_FP_BITS)
+		ERR("fingerprint size %u is outside the range %d to %d bits",
+			f, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
+	return true;
+}
+
+bool
+cf_check_max_kicks(uint32_t max_kicks, char *err, size_t errlen)
+{
+	if (max_kicks > CF_MAX_KICKS_LIMIT)
+		ERR("max kicks %u is outside the range 0 to %d", max_kicks, CF_MAX_KICKS_LIMIT);
+	return true;
+}
+
+bool
+cf_check_kind_tag(uint32_t kind, uint32_t type_tag, char *err, size_t errlen)
+{
+	if (kind > CF_KIND_MAX)
+		ERR("value kind %u is unknown", kind);
+	if ((kind == CF_KIND_OTHER) != (type_tag != 0))
+		ERR("type tag %u does not match value kind %u", type_tag, kind);
+	return true;
+}
+
+bool
+cf_check_total_bytes(uint32_t m, uint64_t bytes, char *err, size_t errlen)
+{
+	if (bytes > CF_MAX_BYTES)
+		ERR("a filter of %u buckets would take %llu bytes, more than the limit of %llu",
+			m, (unsigned long long) bytes, (unsigned long long) CF_MAX_BYTES);
+	return true;
+}
+
+bool
+cf_check_length(size_t len, uint64_t want, uint32_t m, char *err, size_t errlen)
+{
+	if ((uint64_t) len != want)
+		ERR("length %zu does not match the %llu bytes that %u buckets need",
+			len, (unsigned long long) want, m);
+	return true;
+}
+
 bool
 cf_check_params(const cf_params *p, char *err, size_t errlen)
 {
 	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0)
 		return cf2_check_params(p, err, errlen);
-	if (p->bucket_size != 2 && p->bucket_size != 4 && p->bucket_size != 8)
-		ERR("bucket size %u is not 2, 4 or 8", p->bucket_size);
-	if (p->fp_bits < CF_MIN_FP_BITS || p->fp_bits > CF_MAX_FP_BITS)
-		ERR("fingerprint size %u is outside the range %d to %d bits",
-			p->fp_bits, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
+	if (!cf_check_bucket_size(p->bucket_size, err, errlen) ||
+		!cf_check_fp_bits(p->fp_bits, err, errlen))
+		return false;
 	if (p->semisort && p->bucket_size != 4)
 		ERR("semi-sorting needs bucket size 4, not %u", p->bucket_size);
 	if (!cf_buckets_representable(p->num_buckets))
 		ERR("bucket count %u is not of the form c * 2^k with c < 256",
 			p->num_buckets);
-	if (p->max_kicks > CF_MAX_KICKS_LIMIT)
-		ERR("max kicks %u is outside the range 0 to %d",
-			p->max_kicks, CF_MAX_KICKS_LIMIT);
-	if (p->kind > CF_KIND_MAX)
-		ERR("value kind %u is unknown", (unsigned) p->kind);
-	if ((p->kind == CF_KIND_OTHER) != (p->type_tag != 0))
-		ERR("type tag %u does not match value kind %u",
-			p->type_tag, (unsigned) p->kind);
+	if (!cf_check_max_kicks(p->max_kicks, err, errlen) ||
+		!cf_check_kind_tag(p->kind, p->type_tag, err, errlen))
+		return false;
 	if (p->capacity < 1 || p->capacity > (uint64_t) p->num_buckets * p->bucket_size)
 		ERR("capacity %llu is outside the range 1 to %llu for %u buckets",
 			(unsigned long long) p->capacity,
 			(unsigned long long) p->num_buckets * p->bucket_size,
 			p->num_buckets);
-	if (cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort) > CF_MAX_BYTES)
-		ERR("a filter of %u buckets would take %llu bytes, more than the limit of %llu",
-			p->num_buckets,
-			(unsigned long long) cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort),
-			(unsigned long long) CF_MAX_BYTES);
-	return true;
+	return cf_check_total_bytes(p->num_buckets,
+								cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort),
+								err, errlen);
 }
 
 /*
@@ -63,8 +122,8 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
 
 	if (len < CF_HEADER_SIZE)
 		ERR("%zu bytes is shorter than the %d-byte header", len, CF_HEADER_SIZE);
-	if (rd32(h + CF_OFF_MAGIC) != CF_MAGIC)
-		ERR("wrong magic number 0x%08x", rd32(h + CF_OFF_MAGIC));
+	if (!cf_check_magic(rd32(h + CF_OFF_MAGIC), err, errlen))
+		return false;
 	if (h[CF_OFF_VERSION] == CF_VERSION_2)
 		return cf2_check_header(buf, len, err, errlen);
 	if (h[CF_OFF_VERSION] != CF_VERSION)
@@ -87,9 +146,8 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	if (!cf_check_params(&p, err, errlen))
 		return false;
 	want = cf_total_bytes(p.num_buckets, p.bucket_size, p.fp_bits, p.semisort);
-	if ((uint64_t) len != want)
-		ERR("length %zu does not match the %llu bytes that %u buckets need",
-			len, (unsigned long long) want, p.num_buckets);
+	if (!cf_check_length(len, want, p.num_buckets, err, errlen))
+		return false;
 	if (rd64(h + CF_OFF_ITEMS) > (uint64_t) p.num_buckets * p.bucket_size + 1)
 		ERR("item count %llu exceeds the %llu entries of the table",
 			(unsigned long long) rd64(h + CF_OFF_ITEMS),
