@@ -99,3 +99,8 @@ SELECT g, (cuckoo_info(f)).items AS items, cuckoo_contains(f, g::bigint) AS has_
 FROM (SELECT g, cuckoo_agg(g::bigint, 400000, 0.01) OVER (ORDER BY g) AS f
       FROM generate_series(1, 2050) g) w
 WHERE g IN (1, 1024, 1025, 2048, 2050) ORDER BY g;
+
+-- a big filter that fills up in the middle of a batch: 54000, with the
+-- items it held when the value that did not fit came (412,014, as the
+-- row-by-row transition before the buffer reported too)
+SELECT cuckoo_agg(g, 400000, 0.01) FROM generate_series(1::bigint, 600000) g;

@@ -1,5 +1,7 @@
 -- cuckoo_agg(value, capacity, fpr) buffers hashes and adds them a batch at a
--- time (cf_insert_if_absent_many), its state an expanded object in place.
+-- time (cf_insert_if_absent_many), its state an expanded object in place,
+-- when the filter takes 256 kB or more; the smaller filters here are plain
+-- states added to row by row (sql/agg_groups.sql has a large one).
 -- The result must be byte for byte the filter that cuckoo_add_if_absent
 -- makes adding the same values one by one in the same order: across batch
 -- boundaries, with repeats, near full load (kicks), for the concrete
