@@ -6,10 +6,11 @@
  *     worker to the coordinator through its type's text output and input; an
  *     internal state cannot travel, and Citus then pulls every raw row).
  *
- * In memory during aggregation the state is an expanded object (the same
- * HashSetState as cuckoo_agg's internal state, cuckoo_hashset.c), so each
- * transition adds in place; wherever it must be stored or sent it is
- * flattened into its varlena form.  The final function builds the same
+ * In memory during aggregation a set of more than HS_FLAT_KEEP hashes is an
+ * expanded object (the same HashSetState as cuckoo_agg's internal state,
+ * cuckoo_hashset.c), so each transition adds in place; wherever it must be
+ * stored or sent it is flattened into its varlena form.  A smaller set stays
+ * a flat value (below, at HS_FLAT_KEEP).  The final function builds the same
  * filter, byte for byte, as the internal-state aggregate over the same values.
  *
  * Flat form (docs/FORMAT.md): after the varlena header, u32 magic "CHS1",
@@ -377,6 +378,71 @@ cuckoo_hashset_send(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
 }
 
+/*
+ * During aggregation a set of up to HS_FLAT_KEEP hashes stays a flat value,
+ * replaced by a new one (the executor copies it into the aggregate context)
+ * when a hash is added; only a larger set becomes an expanded object, in a
+ * memory context of its own.  A context and the set's parts cost every group
+ * about 24 kB, and a hashed aggregate sums the memory of every context under
+ * its own at each new group: a GROUP BY over 40,000 groups of 5 values took
+ * 17 s and 965 MB with work_mem at 1GB, 0.12 s and 9.7 MB with flat sets
+ * (sql/agg_groups.sql).  Adding to a flat set copies at most 1 kB.
+ */
+#define HS_FLAT_KEEP	128
+
+/*
+ * A new flat value (in the current context) with the given header fields and
+ * the union of a[0 .. na-1] and b[0 .. nb-1], both strictly ascending.
+ */
+static CuckooHashSet *
+hashset_flat_merge(double fpr, uint16 kind, uint32 tag,
+				   const uint64 *a, int64 na, const uint64 *b, int64 nb)
+{
+	CuckooHashSet *v = palloc(HS_FLAT_HEADER + (Size) (na + nb) * sizeof(uint64));
+	int64		i = 0,
+				j = 0,
+				n = 0;
+
+	memset(v, 0, HS_FLAT_HEADER);
+	v->magic = HS_MAGIC;
+	v->kind = kind;
+	v->type_tag = tag;
+	v->fpr = fpr;
+	while (i < na || j < nb)
+	{
+		if (j >= nb || (i < na && a[i] < b[j]))
+			v->hashes[n++] = a[i++];
+		else if (i >= na || b[j] < a[i])
+			v->hashes[n++] = b[j++];
+		else
+		{
+			v->hashes[n++] = a[i++];
+			j++;
+		}
+	}
+	SET_VARSIZE(v, HS_FLAT_HEADER + (Size) n * sizeof(uint64));
+	return v;
+}
+
+/* Whether the strictly ascending a[0 .. n-1] holds h. */
+static bool
+hashes_have(const uint64 *a, int64 n, uint64 h)
+{
+	int64		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && a[lo] == h;
+}
+
 /* The state argument argno as an expanded set to update in place. */
 static ExpandedHashSet *
 hashset_state(FunctionCallInfo fcinfo, MemoryContext aggcxt, int argno)
@@ -419,9 +485,36 @@ cuckoo_hashset_trans(PG_FUNCTION_ARGS)
 	}
 	vh = arg_hasher(fcinfo, 1);
 	if (PG_ARGISNULL(0))
-		e = hashset_expanded_new(aggcxt, hashset_fpr_arg(fcinfo, 2), vh->kind, vh->type_tag);
-	else
+	{
+		/* the first value: a flat set of one hash */
+		uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+
+		PG_RETURN_POINTER(hashset_flat_merge(hashset_fpr_arg(fcinfo, 2), vh->kind,
+											 vh->type_tag, NULL, 0, &h, 1));
+	}
+	e = hashset_expanded_of(PG_GETARG_DATUM(0), true);
+	if (e == NULL)
+	{
+		/* a flat set: kept flat while it is small (HS_FLAT_KEEP) */
+		HashSetState tmp;
+		HashSetState *s = hashset_arg(fcinfo, 0, &tmp);
+		uint64		h;
+
+		if (s->kind != vh->kind || s->type_tag != vh->type_tag)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cuckoo_hashset holds %s values, not %s",
+							cf_kind_name(s->kind), format_type_be(vh->typid))));
+		h = value_hash(vh, PG_GETARG_DATUM(1));
+		if (hashes_have(s->sorted, s->nsorted, h))
+			PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+		if (s->nsorted < HS_FLAT_KEEP)
+			PG_RETURN_POINTER(hashset_flat_merge(s->fpr, s->kind, s->type_tag,
+												 s->sorted, s->nsorted, &h, 1));
 		e = hashset_state(fcinfo, aggcxt, 0);
+		hashset_add(e->s, h);
+		PG_RETURN_DATUM(EOHPGetRWDatum(&e->hdr));
+	}
 	if (e->s->kind != vh->kind || e->s->type_tag != vh->type_tag)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -453,9 +546,29 @@ cuckoo_hashset_combine(PG_FUNCTION_ARGS)
 	}
 	s2 = hashset_arg(fcinfo, 1, &tmp);
 	if (PG_ARGISNULL(0))
+	{
+		/* a small flat set: a flat copy becomes the state (HS_FLAT_KEEP) */
+		if (s2->parts == NULL && s2->nsorted <= HS_FLAT_KEEP)
+			PG_RETURN_POINTER(hashset_flat_merge(s2->fpr, s2->kind, s2->type_tag,
+												 s2->sorted, s2->nsorted, NULL, 0));
 		e = hashset_expanded_new(aggcxt, s2->fpr, s2->kind, s2->type_tag);
-	else
+	}
+	else if ((e = hashset_expanded_of(PG_GETARG_DATUM(0), true)) == NULL)
+	{
+		HashSetState tmp1;
+		HashSetState *s1 = hashset_arg(fcinfo, 0, &tmp1);
+
+		if (s1->kind != s2->kind || s1->type_tag != s2->type_tag)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cuckoo_agg states of different value types cannot be combined")));
+		/* two flat sets that stay small: merged into a new flat one */
+		if (s2->parts == NULL && s1->nsorted + s2->nsorted <= HS_FLAT_KEEP)
+			PG_RETURN_POINTER(hashset_flat_merge(s1->fpr, s1->kind, s1->type_tag,
+												 s1->sorted, s1->nsorted,
+												 s2->sorted, s2->nsorted));
 		e = hashset_state(fcinfo, aggcxt, 0);
+	}
 	if (e->s->kind != s2->kind || e->s->type_tag != s2->type_tag)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
