@@ -33,7 +33,8 @@ const rd16 = (p, o) => p[o] | (p[o + 1] << 8);
 const rd32 = (p, o) => (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
 const rd64 = (p, o) => rd32(p, o) + rd32(p, o + 4) * 4294967296;      // exact below 2^53
 const rd64big = (p, o) => (BigInt(rd32(p, o + 4)) << 32n) | BigInt(rd32(p, o));
-const mask = (n) => (n >= 32 ? 0xFFFFFFFF : 2 ** n - 1);
+// the low n bits (0 <= n <= 32); no 2 ** n, which costs a call to Math.pow
+const mask = (n) => (n === 0 ? 0 : 0xFFFFFFFF >>> (32 - n));
 const log2 = (x) => 31 - Math.clz32(x | 1);
 const hex2 = (x) => x.toString(16).padStart(2, '0');
 function wr32(p, o, v) {
@@ -53,7 +54,7 @@ function getBitsAt(d, base, pos, w) {
   const sh = pos % 8;
   const lo = (d[byte] | (d[byte + 1] << 8) | (d[byte + 2] << 16) | (d[byte + 3] << 24)) >>> 0;
   const v = sh === 0 ? lo : ((lo >>> sh) | (d[byte + 4] << (32 - sh))) >>> 0;
-  return w === 32 ? v : (v & (2 ** w - 1)) >>> 0;
+  return (v & (0xFFFFFFFF >>> (32 - w))) >>> 0;     // 1 <= w <= 32
 }
 
 // the w-bit field (w <= 32) at bit pos of the table that starts at byte base := val
