@@ -663,6 +663,9 @@ export class Filter {
 /** A format-version-2 filter (growing or rotated); Filter.fromBytes makes them. */
 export const FilterV2 = defineFilterV2(Filter, { hv, expectedFpr, FilterFullError });
 
+/** A new version-2 filter: SQL cuckoo_rotate(f, keep) (f unchanged). */
+Filter.prototype.rotate = function rotate(keep) { return FilterV2._rotate(this, keep); };
+
 // ---- building like cuckoo_agg(value, fpr) (docs/FORMAT.md, section 10) ----
 
 function roundBuckets(n) {

@@ -1000,6 +1000,124 @@ export function defineFilterV2(Filter, ctx) {
     }
 
 
+    // ---- rotation (13.8, cf_rotate) ----
+
+    // a new generation: cur_gen + 1, the generations keep or more old
+    // dropped, the counts cut to the entries left (rotate_in_place)
+    _rotateInPlace(keep) {
+      const p = this._buf, gm = this.gmask;
+      const cur = (p[50] + 1) & gm;
+      p[50] = cur;
+      p[51] = keep;
+      for (let i = 0; i < this.m; i++) {
+        for (let j = 0; j < this.b; j++) {
+          const e = this._slot(i, j);
+          if (e !== 0 && this._slotAge(e) >= keep) { this._wslot(i, j, 0); this._addEntries(-1); }
+        }
+      }
+      if (this._victim() && this._slotAge(this._ve) >= keep) { this._clearVictim(); this._addEntries(-1); }
+      let items = this.items;
+      for (let x = 0; x <= gm; x++) {
+        if (((cur - x) & gm) >= keep) { items -= rd64(p, HEADER_2 + 8 * x); wr64(p, HEADER_2 + 8 * x, 0); }
+      }
+      // items <= entries: the oldest generations give way
+      for (let age = keep; age-- > 0 && items > this.entries;) {
+        const o = HEADER_2 + 8 * ((cur - age) & gm);
+        const cut = Math.min(items - this.entries, rd64(p, o));
+        wr64(p, o, rd64(p, o) - cut);
+        items -= cut;
+      }
+      wr64(p, 24, items);
+      this._victimRetry();
+    }
+
+    /**
+     * cuckoo_rotate(src, keep) of a filter of either version: a new
+     * version-2 filter (src unchanged), generation tags widened or added
+     * first where 2^g <= keep (a version-1 filter: bucket (q << k) | r
+     * becomes r * c + q, every entry in generation 0).
+     */
+    static _rotate(src, keep) {
+      if (!Number.isInteger(keep) || keep < 1 || keep > 255) {
+        throw serverError(RangeError, '22023', `keep must be between 1 and 255, not ${keep}`);
+      }
+      const v2 = src.version === 2;
+      const sg = v2 ? src.g : 0, t = v2 ? src.t : 0;
+      let g = sg;
+      while (2 ** g <= keep) g++;
+      const w = src.f + t + g;
+      if (w > 32) {
+        throw serverError(RangeError, '54000', `cannot rotate a filter of ${src.f}-bit fingerprints${t ? ` and ${t} tail bits` : ''} with keep ${keep}`,
+          `Keeping ${keep} generations takes ${g} tag bits per entry, and an entry holds at most 32 bits.`,
+          'Use a smaller keep, or a filter with shorter fingerprints (a larger fpr).');
+      }
+      const len = totalBytes2(src.m, src.b, w, g);
+      if (len > MAX_BYTES) {
+        throw serverError(RangeError, '54000', `the rotated filter would be larger than ${MAX_BYTES} bytes`,
+          'Rotation adds generation tags to every entry.');
+      }
+      if (v2 && g === sg) {
+        const d = src._copy();
+        d._rotateInPlace(keep);
+        return d;
+      }
+      const h = new Uint8Array(len);
+      const s = src._buf;
+      h.set(s.subarray(0, 4));                                // magic
+      h[4] = 2; h[5] = src.b; h[6] = src.f;
+      h[7] = v2 && src.grows ? FLAG_GROWS : 0;
+      h.set(s.subarray(8, 10), 8);                            // kind
+      h[10] = t; h[11] = g;
+      h.set(s.subarray(12, 16), 12);                          // type tag
+      wr32(h, 16, src.m);
+      h.set(s.subarray(20, 24), 20);                          // max kicks
+      h.set(s.subarray(24, 40), 24);                          // items, capacity
+      h[48] = src.c & 255; h[49] = src.c >> 8;
+      if (v2) {
+        h[50] = s[50]; h[51] = s[51];
+        h.set(s.subarray(52, 56), 52);
+        h.set(s.subarray(56, 64), 56);
+      } else {
+        wr32(h, 52, src.m);
+        h.set(s.subarray(24, 32), 56);                        // entries = items
+      }
+      const d = new FilterV2(h);
+      if (v2) {
+        const cur = s[50];
+        // the same ages under wider tags
+        for (let age = 0; age <= src.gmask; age++) {
+          wr64(h, HEADER_2 + 8 * ((cur - age) & d.gmask),
+            sg ? rd64(s, HEADER_2 + 8 * ((cur - age) & src.gmask)) : (age === 0 ? src.items : 0));
+        }
+        const keepBits = (src.fpMask | (src.tmask << src.f)) >>> 0;
+        const retag = (e) => ((e & keepBits) | (((cur - src._slotAge(e)) & d.gmask) << (d.f + d.t))) >>> 0;
+        for (let i = 0; i < src.m; i++) {
+          for (let j = 0; j < src.b; j++) {
+            const e = src._slot(i, j);
+            if (e) d._wslot(i, j, retag(e));
+          }
+        }
+        if (src._victim()) d._setVictim(src._vb, retag(src._ve));
+      } else {
+        wr64(h, HEADER_2, src.items);
+        const fps = new Uint32Array(8);
+        for (let i = 0; i < src.m; i++) {
+          const ni = (i & src.rmask) * src.c + Math.floor(i / 2 ** src.k);
+          src._read(i, fps);
+          for (let j = 0; j < src.b; j++) if (fps[j]) d._wslot(ni, j, fps[j]);
+        }
+        if (src.victimUsed) {
+          const vb = rd32(s, 40);
+          d._setVictim((vb & src.rmask) * src.c + Math.floor(vb / 2 ** src.k), rd32(s, 44));
+        }
+      }
+      d._rotateInPlace(keep);
+      return d;
+    }
+
+    /** A new filter: cuckoo_rotate(f, keep). */
+    rotate(keep) { return FilterV2._rotate(this, keep); }
+
     _copy() { return new FilterV2(new Uint8Array(this._buf)); }
 
     // ---- validation (cf2_validate, after the header) ----

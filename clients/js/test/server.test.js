@@ -641,3 +641,30 @@ for (const fam of ['int8', 'text']) {
     }
   });
 }
+
+// rotate here = cuckoo_rotate, for the version-1 shapes (b = 2, 4, 8,
+// semi-sorted, full) and the version-2 ones, several keeps; and its refusals
+test('v2 rotate here = the server\'s', { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+  await familyValues('int8');
+  const rows = await q(`SELECT shape, f::bytea AS data FROM xj.filters WHERE fam = 'int8'
+                        UNION ALL SELECT shape, f::bytea FROM xj.filters2 WHERE fam = 'int8' ORDER BY 1`);
+  assert.equal(rows.length, 15);
+  let refused = 0;
+  for (const { shape, data } of rows) {
+    const f = Filter.fromBytes(new Uint8Array(data));
+    for (const keep of [1, 2, 3, 4, 7, 255]) {
+      let mine = null, err = null, theirs = null, serr = null;
+      try { mine = f.rotate(keep).toBytes(); } catch (e) { err = e; }
+      try { [{ r: theirs }] = await q('SELECT cuckoo_rotate($1::bytea::cuckoofilter, $2)::bytea AS r', [data, keep]); } catch (e) { serr = e; }
+      if (err || serr) { sameError(err, serr, `${shape} keep ${keep}`); refused++; continue; }
+      assert.ok(Buffer.compare(Buffer.from(mine), theirs) === 0, `${shape} keep ${keep}: bytes differ`);
+    }
+  }
+  assert.ok(refused >= 2, `${refused}`);          // the 32-bit fingerprints: no room for a tag
+  for (const keep of [0, 256]) {
+    let err = null, serr = null;
+    try { Filter.fromBytes(new Uint8Array(rows[0].data)).rotate(keep); } catch (e) { err = e; }
+    try { await q('SELECT cuckoo_rotate($1::bytea::cuckoofilter, $2)', [rows[0].data, keep]); } catch (e) { serr = e; }
+    sameError(err, serr, `keep ${keep}`);
+  }
+});

@@ -175,3 +175,31 @@ test('union of a grown and a smaller filter of one creation shape keeps both', (
     assert.ok(u.info().items >= 5001);
   }
 });
+
+test('rotate: a rolling window keeps the last keep generations', () => {
+  const agg = load('agg').aggs.find((a) => a.name === 'agg_int_1000');     // integers 1 .. 1000, version 1
+  const v1 = Filter.fromText(agg.filter);
+  let f = v1.rotate(2);
+  assert.ok(f instanceof FilterV2 && f.info().generation_bits === 2 && f.info().keep === 2);
+  assert.equal(v1.toText(), agg.filter);
+  for (let i = 1; i <= 1000; i++) assert.ok(f.contains(i));
+  f = byName('v2_grow_empty');                       // a growing filter, to go on adding
+  for (let i = 1; i <= 1000; i++) f.addInPlace(i);
+  f = f.rotate(2);
+  for (let i = 1001; i <= 1500; i++) f.addInPlace(i);
+  f = f.rotate(2);                                   // 1 .. 1000 dropped, 1001 .. 1500 kept
+  for (let i = 1501; i <= 1600; i++) f.addInPlace(i);
+  f.addIfAbsentInPlace(1001);                        // seen again: raised to the current generation
+  valid(f);
+  for (let i = 1001; i <= 1600; i++) assert.ok(f.contains(i), `${i}`);
+  assert.deepEqual(f.info().generation_items, [101, 499]);
+  f = f.rotate(2);
+  for (let i = 1002; i <= 1500; i++) assert.equal(f.count(i) > 0, f.contains(i));
+  for (const i of [1001, 1501, 1600]) assert.ok(f.contains(i), `${i}`);
+  let gone = 0;
+  for (let i = 1002; i <= 1500; i++) if (!f.contains(i)) gone++;
+  assert.ok(gone > 450, `${gone} of 499 dropped`);
+  assert.throws(() => f.rotate(0), (e) => e instanceof RangeError && e.message === 'keep must be between 1 and 255, not 0');
+  const wide = Filter.fromText(load('filters').filters.find((x) => x.info.fingerprint_bits === 32).text);
+  assert.throws(() => wide.rotate(1), /cannot rotate a filter of 32-bit fingerprints with keep 1/);
+});
