@@ -45,6 +45,7 @@ function wr64(p, o, v) {
   wr32(p, o + 4, Math.floor(v / 4294967296) >>> 0);
 }
 
+const POW2 = Float64Array.from({ length: 33 }, (_, i) => 2 ** i);
 const headerBytes = (g) => HEADER_2 + (g ? 8 * 2 ** g : 0);
 const totalBytes2 = (m, b, w, g) => headerBytes(g) + Math.ceil((m * b * w) / 64) * 8 + 8;
 
@@ -408,10 +409,11 @@ export function defineFilterV2(Filter, ctx) {
     // k, base, split pointer and address mask of the current bucket count (v2_set_geometry)
     _geometry() {
       this.m = rd32(this._buf, 16);
-      this.k = levels(this.c, this.m);
-      this.base = this.c * 2 ** this.k;
+      // the largest k with c * 2^k <= m (m >= c): floor(m / c) has k + 1 bits
+      this.k = Math.max(0, 31 - Math.clz32(Math.floor(this.m / this.c)));
+      this.base = this.c * POW2[this.k];
       this.split = this.m - this.base;
-      this.rmask = 2 ** this.k - 1;
+      this.rmask = POW2[this.k] - 1;
     }
 
     // the filter's bytes become newLen long, the new bytes zero (the core's
