@@ -441,7 +441,7 @@ function sameError(mine, theirs, label) {
 // Growing filters of several capacities and fprs grown here from empty,
 // 1x, 10x and 100x their capacity (at most N values): after each stage the
 // bytes are cuckoo_add_array's, and no value added is missing.
-for (const fam of ['int8', 'text', 'uuid']) {
+for (const fam of ['int8', 'text']) {
   test(`v2 growth here = the server's: ${fam}`, { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
     const vals = await familyValues(fam);
     for (const cap of [1, 10, 100, 1000]) {
@@ -503,7 +503,7 @@ function sequence(seed, lo, hi, fresh, n) {
   return ops;
 }
 
-for (const fam of ['int8', 'text', 'numeric']) {
+for (const fam of ['int8', 'text']) {
   test(`v2 add, addIfAbsent, remove here = the server's: ${fam}`, { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
     const vals = await familyValues(fam);
     const A = (a, b) => rowsOf(fam, a, b);
