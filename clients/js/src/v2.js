@@ -545,8 +545,8 @@ export function defineFilterV2(Filter, ctx) {
         rng.next();
         if (rng.rl & 1) { cur = j; ce = e2; }
       }
-      const b = this.b;
-      for (let n = 1; n < this.maxKicks; n++) {
+      const b = this.b, kicks = this.maxKicks;
+      for (let n = 1; n < kicks; n++) {
         rng.next();
         const j0 = rng.rh & (b - 1);
         let moved = false;
