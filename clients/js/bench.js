@@ -1,4 +1,5 @@
-// Cost of one lookup of an integer in pgcuckoo (a measurement, no assertion).
+// Cost of one lookup of an integer in pgcuckoo, and of one add to a growing
+// filter (a measurement, no assertion).
 //   node clients/js/bench.js
 import { readFileSync } from 'node:fs';
 import { Filter, build, cuckooHash } from './src/index.js';
@@ -24,34 +25,6 @@ function perCall(fn, values, rounds = 5) {
   return best;
 }
 
-// The version-2 value SQL cuckoo_rotate(f, 2) makes of a version-1 filter
-// without a victim (docs/FORMAT.md 13.8: bucket (q << k) | r becomes
-// r * c + q, every entry in generation 0, kept), read back through
-// Filter.fromBytes, so fully validated.
-function rotatedCopy(f) {
-  const { m, b, c, k } = f;
-  const g = 2, w = f.f + g, hdr = 64 + 8 * 2 ** g;
-  const src = f.toBytes();
-  const out = new Uint8Array(hdr + Math.ceil((m * b * w) / 64) * 8 + 8);
-  out.set(src.subarray(0, 40));
-  out.set([2, b, f.f, 0], 4);                  // version 2, no flag
-  out.set([0, g], 10);                         // t = 0, g = 2
-  out.set([c & 255, c >> 8, 1, 2], 48);        // c, cur_gen 1, keep 2
-  out.set(src.subarray(16, 20), 52);           // m0 = m
-  out.set(src.subarray(24, 32), 56);           // entries = items
-  out.set(src.subarray(24, 32), 64);           // all in generation 0
-  const fps = new Uint32Array(8);
-  for (let i = 0; i < m; i++) {
-    const q = Math.floor(i / 2 ** k), r = i % 2 ** k;
-    f._read(i, fps);
-    for (let j = 0; j < b; j++) {
-      let x = fps[j], pos = ((r * c + q) * b + j) * w;
-      for (let n = 0; n < w && x; n++, pos++, x >>>= 1) if (x & 1) out[hdr + (pos >> 3)] |= 1 << (pos & 7);
-    }
-  }
-  return Filter.fromBytes(out);
-}
-
 const n = 1000000;
 let t = process.hrtime.bigint();
 const f = buildFilter(n);
@@ -65,10 +38,22 @@ console.log(`contains(bigint): ${perCall((v) => f.contains(v), big).toFixed(0)} 
 console.log(`cuckooHash(number): ${perCall((v) => cuckooHash(v) !== 0n, probes).toFixed(0)} ns per hash`);
 console.log(`count(number): ${perCall((v) => f.count(v) > 0, probes).toFixed(0)} ns per call`);
 t = process.hrtime.bigint();
-const rot = rotatedCopy(f);
-console.log(`version 2, that filter rotated (keep 2; made and validated in ${(Number(process.hrtime.bigint() - t) / 1e6).toFixed(0)} ms):`);
+const rot = f.rotate(2);                     // SQL cuckoo_rotate(f, 2): version 2, every entry kept
+console.log(`version 2, that filter rotated (keep 2; made in ${(Number(process.hrtime.bigint() - t) / 1e6).toFixed(0)} ms):`);
 console.log(`  contains(number): ${perCall((v) => rot.contains(v), probes).toFixed(0)} ns per lookup`);
 const vec = JSON.parse(readFileSync(new URL('../vectors/filters.json', import.meta.url), 'utf8'));
 const grown = Filter.fromText(vec.filters.find((x) => x.name === 'v2_grow_fpr01').text);
 console.log(`version 2, growing (clients/vectors v2_grow_fpr01: ${grown.items} items, ${grown.toBytes().length} bytes):`);
 console.log(`  contains(number): ${perCall((v) => grown.contains(v), probes).toFixed(0)} ns per lookup`);
+// adds: the empty growing filter of the vectors (cuckoo_create(100, 0.001,
+// expansion => 2)) grown here to nAdd integers, then probed
+const nAdd = 300000;
+const g = Filter.fromText(vec.filters.find((x) => x.name === 'v2_grow_empty').text);
+t = process.hrtime.bigint();
+for (let i = 0; i < nAdd; i++) g.addInPlace(i);
+const addS = Number(process.hrtime.bigint() - t) / 1e9;
+const gi = g.info();
+console.log(`version 2, growing from empty (v2_grow_empty: capacity 100, fpr 0.001) to ${nAdd} integers by addInPlace:`);
+console.log(`  ${(nAdd / addS).toFixed(0)} adds per second (${(addS * 1e9 / nAdd).toFixed(0)} ns per add; ${gi.buckets} buckets, ${gi.growth_rounds} doublings, ${gi.entries} entries)`);
+const gProbes = Array.from({ length: 200000 }, (_, i) => nAdd / 2 + i);
+console.log(`  contains(number): ${perCall((v) => g.contains(v), gProbes).toFixed(0)} ns per lookup`);

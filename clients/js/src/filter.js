@@ -2,11 +2,11 @@
 // extension's core (src/core/) with the same byte layout, bucket
 // derivation, insertion walk, victim slot, union and validation.
 // docs/FORMAT.md is the specification.  Format version 2 (growing and
-// rotated filters) is read by FilterV2 (v2.js), a subclass.
+// rotated filters) is FilterV2 (v2.js), a subclass.
 
 import { mulhi32 } from './xxh3.js';
 import { KIND, KIND_NAMES, kindAndHash } from './values.js';
-import { checkHeader2, defineFilterV2, REFUSAL } from './v2.js';
+import { checkHeader2, defineFilterV2, shapeMismatch } from './v2.js';
 
 const MAGIC = 0x4F4F4B43;
 export const FORMAT_VERSION = 1;
@@ -587,7 +587,7 @@ export class Filter {
   /** A new filter holding the items of both (multiset union, SQL cuckoo_union). */
   union(other) {
     if (!(other instanceof Filter)) throw new TypeError('union takes a Filter');
-    if (other.version !== FORMAT_VERSION) throw new Error(`${REFUSAL}: union them in PostgreSQL`);
+    if (other.version !== FORMAT_VERSION) throw shapeMismatch(this, other);
     if (this.m !== other.m || this.b !== other.b || this.f !== other.f || this.semisort !== other.semisort) {
       throw new RangeError(`cannot union cuckoo filters of different shapes: ${this.m} buckets of ${this.b} ${this.f}-bit fingerprints${this.semisort ? ' (semi-sorted)' : ''} and ${other.m} buckets of ${other.b} ${other.f}-bit fingerprints${other.semisort ? ' (semi-sorted)' : ''}`);
     }
@@ -660,8 +660,11 @@ export class Filter {
   }
 }
 
-/** A format-version-2 filter (growing or rotated): read-only; Filter.fromBytes makes them. */
-export const FilterV2 = defineFilterV2(Filter, { hv, expectedFpr });
+/** A format-version-2 filter (growing or rotated); Filter.fromBytes makes them. */
+export const FilterV2 = defineFilterV2(Filter, { hv, expectedFpr, FilterFullError });
+
+/** A new version-2 filter: SQL cuckoo_rotate(f, keep) (f unchanged). */
+Filter.prototype.rotate = function rotate(keep) { return FilterV2._rotate(this, keep); };
 
 // ---- building like cuckoo_agg(value, fpr) (docs/FORMAT.md, section 10) ----
 

@@ -1,5 +1,5 @@
-// Type declarations of pgcuckoo (format versions 1 and 2 of the cuckoofilter type;
-// version 2, growing and rotated filters, is read-only here).
+// Type declarations of pgcuckoo (format versions 1 and 2 of the cuckoofilter type:
+// fixed, growing and rotated filters, read and changed byte for byte as the server does).
 
 /** The value kinds of the header (docs/FORMAT.md). */
 export declare const KIND: Readonly<{
@@ -56,8 +56,16 @@ export declare function aggFpBits(fpr: number): number;
 /** The false-positive rate of a filter with b-entry buckets of f-bit fingerprints at this load. */
 export declare function expectedFpr(b: number, f: number, load: number): number;
 
-/** An item could not be stored (SQL raises SQLSTATE 54000). */
-export declare class FilterFullError extends Error {}
+/**
+ * An item could not be stored (SQL raises SQLSTATE 54000).  For a
+ * version-2 filter the message, detail, hint and code are the server's
+ * (as node-postgres reports a server error).
+ */
+export declare class FilterFullError extends Error {
+  code?: string;
+  detail?: string;
+  hint?: string;
+}
 
 /** The columns of SQL cuckoo_info(f). */
 export interface FilterInfo {
@@ -92,8 +100,12 @@ export interface FilterInfo {
 }
 
 /**
- * A cuckoofilter value.  add, addIfAbsent and remove return a new Filter.
- * Filter.fromBytes/fromText return a FilterV2 for a format-version-2 value.
+ * A cuckoofilter value.  add, addIfAbsent, remove, union and rotate return a
+ * new Filter; the in-place forms change this one (left unchanged when they
+ * throw).  Filter.fromBytes/fromText return a FilterV2 for a
+ * format-version-2 value.  Errors of union and rotate that the server
+ * raises with a detail carry the server's message, detail, hint and SQLSTATE
+ * (code) when a version-2 filter is involved.
  */
 export declare class Filter {
   /** The binary (bytea) form; RangeError unless the server would accept it. */
@@ -125,14 +137,18 @@ export declare class Filter {
   addInPlace(value: Value): void;
   addIfAbsentInPlace(value: Value): boolean;
   removeInPlace(value: Value): boolean;
+  /** SQL cuckoo_union (the multiset union; both of one shape and, for version 2, rotated in step). */
   union(other: Filter): Filter;
+  /** SQL cuckoo_rotate(f, keep): a version-2 filter with a new generation, those keep or more old dropped (1 <= keep <= 255). */
+  rotate(keep: number): FilterV2;
 }
 
 /**
  * A format-version-2 filter (growing or rotated; docs/FORMAT.md section 13):
- * contains, count, info, toBytes and toText as for version 1; add,
- * addIfAbsent, remove, their in-place forms and union throw an Error (change
- * such a filter in PostgreSQL).
+ * every method of Filter, with the server's procedures (a growing filter
+ * grows as values are added; addIfAbsent of a value found only in older
+ * generations moves it to the current one), giving the bytes the server
+ * gives for the same operations.
  */
 export declare class FilterV2 extends Filter {
   readonly version: 2;

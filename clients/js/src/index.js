@@ -1,5 +1,5 @@
 // pgcuckoo: read, probe, change and build-compatible PostgreSQL cuckoofilter
-// values in JavaScript (format version 1, docs/FORMAT.md).  No dependencies;
+// values in JavaScript (format versions 1 and 2, docs/FORMAT.md).  No dependencies;
 // runs in Node 20 and in browsers (ES2020: BigInt, TextEncoder).
 export { Filter, FilterV2, FilterFullError, FORMAT_VERSION, expectedFpr, build, aggFpBits } from './filter.js';
 export {

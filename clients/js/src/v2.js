@@ -1,16 +1,19 @@
 // Format version 2 (docs/FORMAT.md section 13): growing and rotating filters.
 //
-// Read-only here: validation as strict as the server's (src/core/cf_v2.c,
-// cf2_check_header and cf2_validate: the same rules in the same order, with
-// the same wording), lookups (contains, count), info and the two forms.  The
-// changing operations (add, addIfAbsent, remove, union) throw an Error: a
-// version-2 filter grows by splitting buckets, copies entries that run out
-// of address bits, raises the generation of older matches on remove and
-// re-homes entries on union, and none of that is ported; change such a
-// filter in PostgreSQL.
+// A port of the server's core (src/core/cf_v2.c): validation as strict as
+// the server's (cf2_check_header and cf2_validate: the same rules in the same
+// order, with the same wording), lookups (contains, count), info, and the
+// changing operations with the core's procedures step for step, so that the
+// same operations give the same bytes: insert with growth (bucket splits at
+// load 0.90, entries that know no spare address bit copied, the kick walk
+// seeded from the item, the victim slot and the splits that relieve it),
+// insert-if-absent with generations, remove (the most specific match, the
+// generation "raise") and union (entries re-homed, with copies where the
+// target knows more address bits than the entry).
 
 import { mulhi32 } from './xxh3.js';
 import { KIND, KIND_NAMES } from './values.js';
+import { Rng } from './rng.js';
 
 const HEADER_2 = 64;
 const FLAG_VICTIM = 2;
@@ -24,16 +27,25 @@ const K_BUCKET_HI = 0x9E3779B9;
 const K_FP_LO = 0x27D4EB4F;       // 0xC2B2AE3D27D4EB4F
 const K_FP_HI = 0xC2B2AE3D;
 
-export const REFUSAL = 'pgcuckoo reads format-version-2 filters (growing or rotated) but does not change them';
+const OK = 0, OK_STASHED = 1, EXISTS = 2, FULL = 3, TOO_MANY_COPIES = 4;
 
 const rd16 = (p, o) => p[o] | (p[o + 1] << 8);
 const rd32 = (p, o) => (p[o] | (p[o + 1] << 8) | (p[o + 2] << 16) | (p[o + 3] << 24)) >>> 0;
 const rd64 = (p, o) => rd32(p, o) + rd32(p, o + 4) * 4294967296;      // exact below 2^53
 const rd64big = (p, o) => (BigInt(rd32(p, o + 4)) << 32n) | BigInt(rd32(p, o));
-const mask = (n) => (n >= 32 ? 0xFFFFFFFF : 2 ** n - 1);
+// the low n bits (0 <= n <= 32); no 2 ** n, which costs a call to Math.pow
+const mask = (n) => (n === 0 ? 0 : 0xFFFFFFFF >>> (32 - n));
 const log2 = (x) => 31 - Math.clz32(x | 1);
 const hex2 = (x) => x.toString(16).padStart(2, '0');
+function wr32(p, o, v) {
+  p[o] = v & 255; p[o + 1] = (v >>> 8) & 255; p[o + 2] = (v >>> 16) & 255; p[o + 3] = (v >>> 24) & 255;
+}
+function wr64(p, o, v) {
+  wr32(p, o, v >>> 0);
+  wr32(p, o + 4, Math.floor(v / 4294967296) >>> 0);
+}
 
+const POW2 = Float64Array.from({ length: 33 }, (_, i) => 2 ** i);
 const headerBytes = (g) => HEADER_2 + (g ? 8 * 2 ** g : 0);
 const totalBytes2 = (m, b, w, g) => headerBytes(g) + Math.ceil((m * b * w) / 64) * 8 + 8;
 
@@ -43,7 +55,86 @@ function getBitsAt(d, base, pos, w) {
   const sh = pos % 8;
   const lo = (d[byte] | (d[byte + 1] << 8) | (d[byte + 2] << 16) | (d[byte + 3] << 24)) >>> 0;
   const v = sh === 0 ? lo : ((lo >>> sh) | (d[byte + 4] << (32 - sh))) >>> 0;
-  return w === 32 ? v : (v & (2 ** w - 1)) >>> 0;
+  return (v & (0xFFFFFFFF >>> (32 - w))) >>> 0;     // 1 <= w <= 32
+}
+
+// the w-bit field (w <= 32) at bit pos of the table that starts at byte base := val
+function setBitsAt(d, base, pos, w, val) {
+  let byte = base + Math.floor(pos / 8);
+  let sh = pos % 8;
+  let done = 0;
+  while (done < w) {
+    const n = Math.min(8 - sh, w - done);
+    const m = ((1 << n) - 1) << sh;
+    d[byte] = (d[byte] & ~m) | ((((val >>> done) & ((1 << n) - 1)) << sh) & m);
+    done += n;
+    byte++;
+    sh = 0;
+  }
+}
+
+// printf's %.3f of a non-negative x: the exact binary value rounded, ties
+// (x = odd / 16) to even, where toFixed rounds them up
+function fixed3(x) {
+  if (Number.isInteger(x * 16) && !Number.isInteger(x * 8)) {
+    const lo = Math.floor(x * 1000);
+    return ((lo % 2 === 0 ? lo : lo + 1) / 1000).toFixed(3);
+  }
+  return x.toFixed(3);
+}
+
+/** An error worded as the server's: message, detail, hint and SQLSTATE as node-postgres reports them. */
+function serverError(Cls, code, message, detail, hint) {
+  const e = new Cls(message);
+  e.code = code;
+  e.detail = detail;
+  e.hint = hint;
+  return e;
+}
+
+// the parts of cuckoo_info a union's shape errors name, for either version
+function shapeOf(x) {
+  const v2 = x.version === 2;
+  return {
+    v2,
+    grows: v2 && x.grows,
+    b: x.b,
+    f: x.f,
+    t: v2 ? x.t : 0,
+    c: x.c,
+    m0: v2 ? rd32(x._buf, 52) : x.m,
+    capacity: x.capacity,
+    g: v2 ? x.g : 0,
+    cur: v2 ? x._buf[50] : 0,
+    keep: v2 ? x._buf[51] : 0,
+  };
+}
+
+/**
+ * The error cuckoo_union(a, b) raises for filters of different creation
+ * shapes, or of one shape whose generations differ (src/cuckoo_utils.c,
+ * filter_report_status), when either is of version 2.
+ */
+export function shapeMismatch(a, b) {
+  const x = shapeOf(a), y = shapeOf(b);
+  if (x.grows === y.grows && x.b === y.b && x.f === y.f && x.t === y.t && x.c === y.c && x.capacity === y.capacity) {
+    const state = (s) => (s.keep === 0 ? 'was never rotated'
+      : `is in generation ${s.cur} of ${s.g}-bit tags, rotated last with keep ${s.keep}`);
+    return serverError(RangeError, '22023', 'cannot union cuckoo filters that were not rotated in step',
+      `The first ${state(x)}; the second ${state(y)}.`,
+      'Rotate filters that are to be unioned together, by the same cuckoo_rotate calls, or union them before rotating.');
+  }
+  const what = (s) => `${s.grows ? 'growing' : (s.v2 ? 'fixed, rotated' : 'fixed')}: ${s.f}-bit fingerprints, `
+    + `${s.t} tail bits, created with ${s.m0} buckets for capacity ${s.capacity}`;
+  return serverError(RangeError, '22023', 'cannot union cuckoo filters of different shapes',
+    `The first is ${what(x)}; the second is ${what(y)}.`,
+    'Filters made by cuckoo_create or cuckoo_agg(value, capacity, fpr [, expansion]) with the same arguments have the same shape, however far they have grown.');
+}
+
+/** The error cuckoo_union raises for filters of two value kinds. */
+export function kindMismatch(dk, sk) {
+  return serverError(TypeError, '42804',
+    `cannot union a cuckoo filter of ${KIND_NAMES[dk]} values with one of ${KIND_NAMES[sk]} values`);
 }
 
 // version 1's mantissa of a bucket count (docs/FORMAT.md section 3)
@@ -121,11 +212,11 @@ export function checkHeader2(p) {
 /**
  * The class of version-2 filters, a subclass of Filter (made here, not
  * imported, so that filter.js and this file do not import each other).
- * ctx: { hv } (the scratch array Filter#_hashFor writes a hash's halves to)
- * and expectedFpr.
+ * ctx: { hv } (the scratch array Filter#_hashFor writes a hash's halves to),
+ * expectedFpr and FilterFullError.
  */
 export function defineFilterV2(Filter, ctx) {
-  const { hv, expectedFpr } = ctx;
+  const { hv, expectedFpr, FilterFullError } = ctx;
 
   class FilterV2 extends Filter {
     constructor(buf) {
@@ -137,10 +228,9 @@ export function defineFilterV2(Filter, ctx) {
       this.w = this.f + this.t + this.g;
       this.grows = (buf[7] & FLAG_GROWS) !== 0;
       this.c = rd16(buf, 48);
-      this.k = levels(this.c, this.m);
-      this.base = this.c * 2 ** this.k;
-      this.split = this.m - this.base;
-      this.rmask = 2 ** this.k - 1;
+      this._geometry();
+      this._mem = null;          // the backing array once the filter has grown
+      this._undo = null;         // the slots an in-place change overwrote
       this.hdr = headerBytes(this.g);
       this.semisort = false;
       this.lowBits = 0;
@@ -269,15 +359,766 @@ export function defineFilterV2(Filter, ctx) {
       return n + (this._victimMatches2(fp, a, a2, i1, r1, i2, r2) ? 1 : 0);
     }
 
-    // ---- changes: refused ----
+    // ---- writing: slots, header fields, the buffer ----
 
-    add() { throw new Error(`${REFUSAL}: add values in PostgreSQL`); }
-    addIfAbsent() { throw new Error(`${REFUSAL}: add values in PostgreSQL`); }
-    remove() { throw new Error(`${REFUSAL}: remove values in PostgreSQL`); }
-    addInPlace() { throw new Error(`${REFUSAL}: add values in PostgreSQL`); }
-    addIfAbsentInPlace() { throw new Error(`${REFUSAL}: add values in PostgreSQL`); }
-    removeInPlace() { throw new Error(`${REFUSAL}: remove values in PostgreSQL`); }
-    union() { throw new Error(`${REFUSAL}: union them in PostgreSQL`); }
+    _wslot(i, j, e) {
+      const pos = (i * this.b + j) * this.w;
+      if (this._undo) this._undo.push(pos, getBitsAt(this._buf, this.hdr, pos, this.w));
+      setBitsAt(this._buf, this.hdr, pos, this.w, e);
+    }
+
+    _addEntries(d) { wr64(this._buf, 56, this.entries + d); }
+
+    // one more logical item, in generation gen (v2_item_added)
+    _itemAdded(gen) {
+      const p = this._buf;
+      wr64(p, 24, this.items + 1);
+      if (this.g) wr64(p, HEADER_2 + 8 * gen, rd64(p, HEADER_2 + 8 * gen) + 1);
+    }
+
+    // one logical item fewer, stored in generation gen; when that count is
+    // already 0, the nearest younger generation pays, then the nearest older
+    // one (v2_item_removed)
+    _itemRemoved(gen) {
+      const p = this._buf;
+      if (this.items === 0) return;
+      wr64(p, 24, this.items - 1);
+      if (!this.g) return;
+      const cur = p[50], gm = this.gmask;
+      const age = (cur - gen) & gm;
+      for (let d = 0; d <= gm; d++) {
+        const a = d <= age ? age - d : d;
+        const o = HEADER_2 + 8 * ((cur - a) & gm);
+        const n = rd64(p, o);
+        if (n > 0) { wr64(p, o, n - 1); return; }
+      }
+    }
+
+    // the victim's bucket and slot into this._vb, this._ve; false if unused
+    _victim() {
+      if (!(this._buf[7] & FLAG_VICTIM)) return false;
+      this._vb = rd32(this._buf, 40);
+      this._ve = rd32(this._buf, 44);
+      return true;
+    }
+
+    _setVictim(i, e) { this._buf[7] |= FLAG_VICTIM; wr32(this._buf, 40, i); wr32(this._buf, 44, e); }
+
+    _clearVictim() { this._buf[7] &= ~FLAG_VICTIM; wr32(this._buf, 40, 0); wr32(this._buf, 44, 0); }
+
+    // k, base, split pointer and address mask of the current bucket count (v2_set_geometry)
+    _geometry() {
+      this.m = rd32(this._buf, 16);
+      // the largest k with c * 2^k <= m (m >= c): floor(m / c) has k + 1 bits
+      this.k = Math.max(0, 31 - Math.clz32(Math.floor(this.m / this.c)));
+      this.base = this.c * POW2[this.k];
+      this.split = this.m - this.base;
+      this.rmask = POW2[this.k] - 1;
+    }
+
+    // the filter's bytes become newLen long, the new bytes zero (the core's
+    // buffer grows by reallocation; here a backing array with room to spare)
+    _resize(newLen) {
+      const len = this._buf.length;
+      let mem = this._mem || this._buf;
+      if (newLen > mem.length) {
+        const grown = new Uint8Array(Math.min(Math.max(newLen + Math.floor(newLen / 8), newLen), MAX_BYTES));
+        grown.set(this._buf);
+        mem = grown;
+      }
+      if (newLen > len) mem.fill(0, len, newLen);
+      this._mem = mem;
+      this._buf = mem.subarray(0, newLen);
+    }
+
+    // largest bucket count a growing filter may reach (v2_max_buckets)
+    _maxBuckets() {
+      const fixed = this.hdr + 8;
+      return Math.floor((Math.floor((MAX_BYTES - fixed) / 8) * 64) / (this.b * this.w));
+    }
+
+    // ---- undo: an in-place change that fails leaves the filter as it was ----
+
+    _begin() {
+      this._undo = [];
+      this._saved = [this._buf.slice(0, this.hdr), this._buf.length];
+    }
+
+    _commit() { this._undo = null; this._saved = null; }
+
+    _rollback() {
+      const u = this._undo;
+      this._undo = null;
+      for (let x = u.length - 2; x >= 0; x -= 2) setBitsAt(this._buf, this.hdr, u[x], this.w, u[x + 1]);
+      const [hdr, len] = this._saved;
+      this._saved = null;
+      if (this._buf.length > len) {
+        this._mem.fill(0, len, this._buf.length);
+        this._buf = this._mem.subarray(0, len);
+      }
+      this._buf.set(hdr);
+      this._geometry();
+    }
+
+    // ---- slots and addresses (section 13.3, 13.4) ----
+
+    _slotGen(e) { return this.g ? (e >>> (this.f + this.t)) & this.gmask : 0; }
+
+    _slotS(e) { return log2((e >>> this.f) & this.tmask); }
+
+    _slotAge(e) { return (this._buf[50] - this._slotGen(e)) & this.gmask; }
+
+    _slotWithGen(e, gen) {
+      if (!this.g) return e;
+      const sh = this.f + this.t;
+      return ((e & ~(this.gmask << sh)) | (gen << sh)) >>> 0;
+    }
+
+    // the entry of a value whose low L address bits are a, for a bucket of
+    // resolution res: spare bits a's bits res .. L-1, at most t-1 (make_slot)
+    _makeSlot(fp, a, L, res, gen) {
+      let tail = 0;
+      if (this.t) {
+        let s = L - res;
+        if (s < 0 || s > this.t - 1) s = this.t - 1;      // (unsigned in the core)
+        tail = ((1 << s) | ((res >= 32 ? 0 : a >>> res) & mask(s))) >>> 0;
+      }
+      return (fp | (tail << this.f) | (this.g ? gen << (this.f + this.t) : 0)) >>> 0;
+    }
+
+    // the low address bits entry e of bucket i knows; their number into this._L (slot_known)
+    _slotKnown(i, e) {
+      const res = this._res(i);
+      const r = Math.floor(i / this.c);
+      if (!this.t) { this._L = res; return r; }
+      const tail = (e >>> this.f) & this.tmask;
+      const s = log2(tail);
+      this._L = res + s;
+      return (r | (res >= 32 ? 0 : (tail ^ (1 << s)) << res)) >>> 0;
+    }
+
+    // entry e of bucket i in the other bucket of its pair: that bucket, the
+    // entry as stored there into this._e2; -1 if it cannot be named (slot_alt)
+    _slotAlt(i, e) {
+      const fp = (e & this.fpMask) >>> 0;
+      const a = this._slotKnown(i, e);
+      const L = this._L;
+      const q = i % this.c;
+      const gl0 = Math.imul(fp, K_FP_LO) >>> 0;
+      const gh0 = (mulhi32(fp, K_FP_LO) + Math.imul(fp, K_FP_HI)) >>> 0;
+      const gl = (gl0 ^ ((gl0 >>> 29) | (gh0 << 3))) >>> 0;
+      const gh = (gh0 ^ (gh0 >>> 29)) >>> 0;
+      const hq = Math.floor((gl * this.c) / 4294967296);
+      const q2 = hq >= q ? hq - q : hq + this.c - q;
+      const a2 = ((a ^ gh) & mask(L)) >>> 0;
+      let j0 = (a2 & this.rmask) * this.c + q2;
+      let res2 = this.k;
+      if (j0 < this.split) {
+        if (L < this.k + 1) return -1;
+        res2 = this.k + 1;
+        j0 += ((a2 >>> this.k) & 1) * this.base;
+      }
+      this._e2 = this._makeSlot(fp, a2, L, res2, this._slotGen(e));
+      return j0;
+    }
+
+    _place2(i, e) {
+      for (let j = 0; j < this.b; j++) {
+        if (this._slot(i, j) === 0) { this._wslot(i, j, e); return true; }
+      }
+      return false;
+    }
+
+    // ---- storing an entry: the kick walk (v2_store) ----
+
+    // entry e of bucket i into i, its alternate, else by a random walk of
+    // kicks seeded from (seed, i, e); what is left in hand goes to the victim
+    // slot, which must be free.  True if it went into the table.
+    _store(i, e, sh, sl) {
+      if (this._place2(i, e)) return true;
+      const j = this._slotAlt(i, e);
+      const e2 = this._e2;
+      if (j >= 0 && this._place2(j, e2)) return true;
+      const rng = new Rng(sh, sl, i, e);
+      let cur = i, ce = e;
+      if (j >= 0) {
+        rng.next();
+        if (rng.rl & 1) { cur = j; ce = e2; }
+      }
+      const b = this.b, kicks = this.maxKicks;
+      for (let n = 1; n < kicks; n++) {
+        rng.next();
+        const j0 = rng.rh & (b - 1);
+        let moved = false;
+        for (let d = 0; d < b && !moved; d++) {
+          const slot = (j0 + d) & (b - 1);
+          const old = this._slot(cur, slot);
+          const ni = this._slotAlt(cur, old);
+          if (ni < 0) continue;
+          this._wslot(cur, slot, ce);
+          ce = this._e2;
+          cur = ni;
+          moved = true;
+        }
+        if (!moved) break;
+        if (this._place2(cur, ce)) return true;
+      }
+      this._setVictim(cur, ce);
+      return false;
+    }
+
+    // the victim back into its bucket or its alternate if either has room (victim_try_direct)
+    _victimTryDirect() {
+      if (!this._victim()) return;
+      const vb = this._vb, ve = this._ve;
+      if (this._place2(vb, ve)) { this._clearVictim(); return; }
+      const j = this._slotAlt(vb, ve);
+      if (j >= 0 && this._place2(j, this._e2)) this._clearVictim();
+    }
+
+    // the victim taken out and stored again with kicks (victim_retry)
+    _victimRetry() {
+      if (!this._victim()) return;
+      const vb = this._vb, ve = this._ve;
+      this._clearVictim();
+      const p = this._buf;
+      this._store(vb, ve, (rd32(p, 60) ^ rd32(p, 28)) >>> 0, (rd32(p, 56) ^ rd32(p, 24)) >>> 0);
+    }
+
+    // ---- growth: linear hashing, one bucket split at a time (13.6) ----
+
+    // splits bucket `split`: the number of entries copied (they knew no
+    // spare bit), or -1 when nothing changed (not growing, the size limit,
+    // or a victim that could not be kept) (v2_split)
+    _split() {
+      const newLen = totalBytes2(this.m + 1, this.b, this.w, this.g);
+      const p = this.split, jn = this.m;
+      if (!this.grows || newLen > MAX_BYTES || this.m + 1 > 0xFFFFFFFF) return -1;
+      const vic = this._victim();
+      const vb = this._vb, ve = this._ve;
+      if (vic && vb === p && this._slotS(ve) === 0) {
+        let allVoid = true;
+        for (let x = 0; x < this.b; x++) allVoid = allVoid && this._slotS(this._slot(p, x)) === 0;
+        if (allVoid) return -1;
+      }
+      this._resize(newLen);
+      const old = [];
+      for (let x = 0; x < this.b; x++) {
+        old.push(this._slot(p, x));
+        this._wslot(p, x, 0);
+      }
+      wr32(this._buf, 16, this.m + 1);
+      this._geometry();
+      let copies = 0;
+      const forms = this._forms || (this._forms = [0, 0, 0, 0]);
+      for (let x = 0; x < this.b; x++) {
+        if (old[x] === 0) continue;
+        const n = this._splitForms(old[x], p, jn, forms);
+        for (let y = 0; y < n; y++) this._place2(forms[2 * y], forms[2 * y + 1]);
+        if (n === 2) { this._addEntries(1); copies++; }
+      }
+      if (vic && vb === p) {
+        this._clearVictim();
+        const n = this._splitForms(ve, p, jn, forms);
+        if (n === 2) this._addEntries(1);
+        // the forms that fit first; at most one needs a walk
+        let walk = 2;
+        for (let y = 0; y < n; y++) if (!this._place2(forms[2 * y], forms[2 * y + 1])) walk = y;
+        if (walk < 2) {
+          const e = this.entries;
+          this._store(forms[2 * walk], forms[2 * walk + 1], Math.floor(e / 4294967296) >>> 0, e >>> 0);
+        }
+      } else this._victimTryDirect();
+      return copies;
+    }
+
+    // the split forms of entry e of bucket p (split into p and jn) into out
+    // as [bucket, entry] pairs: one with one spare bit fewer, or two copies
+    _splitForms(e, p, jn, out) {
+      const tail = (e >>> this.f) & this.tmask;
+      const s = log2(tail);
+      if (s === 0) {
+        out[0] = p; out[1] = e; out[2] = jn; out[3] = e;
+        return 2;
+      }
+      const keepBits = (this.fpMask | (this.g ? this.gmask << (this.f + this.t) : 0)) >>> 0;
+      out[1] = ((e & keepBits) | ((((1 << (s - 1)) | ((tail ^ (1 << s)) >>> 1)) << this.f))) >>> 0;
+      out[0] = (tail & 1) ? jn : p;
+      return 1;
+    }
+
+    _overLoad(extra) { return (this.entries + extra) * 10 > 9 * this.b * this.m; }
+
+    // splits buckets until extra more entries keep the load at 0.90, at most
+    // one doubling, and none that makes no progress (v2_grow)
+    _grow(extra) {
+      if (!this.grows || !this._overLoad(extra)) return;
+      let credit = 0, done = 0;
+      for (let budget = this.m + 1; budget > 0 && this._overLoad(extra); budget--) {
+        const copies = this._split();
+        if (copies < 0) break;
+        done++;
+        credit += 9 * this.b - 10 * copies;
+        if (done >= 8 && credit <= 0) break;
+      }
+    }
+
+    // after a walk left an entry in the victim slot: split up to
+    // max(m/8, min(m, 256)) more buckets (2m with fewer than 8 kicks),
+    // retrying the victim after the 1st, 2nd, 4th, ... split (v2_relieve)
+    _relieve() {
+      const small = this.m < 256 ? this.m : 256;
+      let extra = Math.max(Math.floor(this.m / 8), small);
+      if (this.maxKicks < 8) extra = 2 * this.m;
+      const limit = this.m + extra + 1;
+      let n = 0;
+      while (this.victimUsed && this.m < limit) {
+        if (this._split() < 0) break;
+        n++;
+        if ((n & (n - 1)) === 0) this._victimRetry();
+      }
+      if (this.victimUsed) this._victimRetry();
+    }
+
+    // ---- item operations (13.6, 13.7) ----
+
+    _pairOnlyFp2(i1, i2, fp) {
+      let n = 0;
+      for (let j = 0; j < this.b; j++) n += ((this._slot(i1, j) & this.fpMask) >>> 0) === fp ? 1 : 0;
+      if (i2 === i1) return n === this.b;
+      for (let j = 0; j < this.b; j++) n += ((this._slot(i2, j) & this.fpMask) >>> 0) === fp ? 1 : 0;
+      return n === 2 * this.b;
+    }
+
+    // cf2_insert of the hash (hi, lo)
+    _insert(hi, lo) {
+      this._grow(1);
+      const [fp, q, a, q2, a2] = this._parts(hi, lo);
+      this._locate2(q, a);
+      const i1 = this._i, r1 = this._r;
+      this._locate2(q2, a2);
+      const i2 = this._i, r2 = this._r;
+      const gen = this._buf[50];
+      const e1 = this._makeSlot(fp, a, ADDR_BITS, r1, gen);
+      const e2 = this._makeSlot(fp, a2, ADDR_BITS, r2, gen);
+      if (this._place2(i1, e1) || (i2 !== i1 && this._place2(i2, e2))) {
+        this._addEntries(1);
+        this._itemAdded(gen);
+        return OK;
+      }
+      if (this._pairOnlyFp2(i1, i2, fp)) return TOO_MANY_COPIES;
+      if (this.victimUsed) {
+        // a growing filter splits more buckets to place the victim left by
+        // an earlier walk, then tries again; else (or if that did not free
+        // it) full
+        if (!this.grows || this.m >= this._maxBuckets() || totalBytes2(this.m + 1, this.b, this.w, this.g) > MAX_BYTES) return FULL;
+        this._relieve();
+        if (this.victimUsed) return FULL;
+        return this._insert(hi, lo);
+      }
+      this._addEntries(1);
+      this._itemAdded(gen);
+      const p = this._buf;
+      const sh = (hi ^ rd32(p, 28)) >>> 0, sl = (lo ^ rd32(p, 24)) >>> 0;
+      const placed = (lo & 1) ? this._store(i2, e2, sh, sl) : this._store(i1, e1, sh, sl);
+      if (!placed && this.grows) this._relieve();
+      return this.victimUsed ? OK_STASHED : OK;
+    }
+
+    // cf2_insert_if_absent: with generations, a value found only in older
+    // generations is moved to the current one (its matching entries raised)
+    _insertIfAbsent(hi, lo) {
+      if (this.g === 0) return this._containsHash(hi, lo) ? EXISTS : this._insert(hi, lo);
+      const [fp, q, a, q2, a2] = this._parts(hi, lo);
+      this._locate2(q, a);
+      const bi = [this._i, 0], ahi = [a >>> this._r, 0];
+      this._locate2(q2, a2);
+      bi[1] = this._i; ahi[1] = a2 >>> this._r;
+      const vic = this._victim();
+      const vb = this._vb, ve = this._ve;
+      let found = false, oldest = 0;
+      for (let side = 0; side < 2; side++) {
+        for (let j = 0; j < this.b; j++) {
+          const e = this._slot(bi[side], j);
+          if (e === 0 || !this._match(e, fp, ahi[side])) continue;
+          const age = this._slotAge(e);
+          if (age === 0) return EXISTS;
+          found = true;
+          if (age > oldest) oldest = age;
+        }
+        if (vic && vb === bi[side] && this._match(ve, fp, ahi[side])) {
+          const age = this._slotAge(ve);
+          if (age === 0) return EXISTS;
+          found = true;
+          if (age > oldest) oldest = age;
+        }
+      }
+      if (!found) return this._insert(hi, lo);
+      const cur = this._buf[50];
+      for (let side = 0; side < 2; side++) {
+        for (let j = 0; j < this.b; j++) {
+          const e = this._slot(bi[side], j);
+          if (e !== 0 && this._match(e, fp, ahi[side])) this._wslot(bi[side], j, this._slotWithGen(e, cur));
+        }
+        // (the victim as read before the loop, as the core does)
+        if (vic && vb === bi[side] && this._match(ve, fp, ahi[side])) wr32(this._buf, 44, this._slotWithGen(ve, cur));
+      }
+      if (this.items > 0) {
+        this._itemRemoved((cur - oldest) & this.gmask);
+        this._itemAdded(cur);
+      }
+      return EXISTS;
+    }
+
+    // cf2_remove: the matching entry that knows the most address bits
+    // (ties: the oldest); with generations, older matches take its generation
+    _remove(hi, lo) {
+      const [fp, q, a, q2, a2] = this._parts(hi, lo);
+      this._locate2(q, a);
+      const bi = [this._i, 0], r = [this._r, 0];
+      this._locate2(q2, a2);
+      bi[1] = this._i; r[1] = this._r;
+      const ahi = [a >>> r[0], a2 >>> r[1]];
+      let bestB = -1, bestJ = -1, bestL = 0, bestAge = 0, bestVictim = false;
+      for (let side = 0; side < 2; side++) {
+        for (let j = 0; j < this.b; j++) {
+          const e = this._slot(bi[side], j);
+          if (e === 0 || !this._match(e, fp, ahi[side])) continue;
+          const L = r[side] + (this.t ? this._slotS(e) : 0);
+          const age = this._slotAge(e);
+          if (bestB < 0 || L > bestL || (L === bestL && age > bestAge)) {
+            bestB = side; bestJ = j; bestL = L; bestAge = age;
+          }
+        }
+      }
+      let vic = this._victim();
+      const vb = this._vb, ve = this._ve;
+      if (vic) {
+        for (let side = 0; side < 2; side++) {
+          if (vb !== bi[side] || !this._match(ve, fp, ahi[side])) continue;
+          const L = r[side] + (this.t ? this._slotS(ve) : 0);
+          const age = this._slotAge(ve);
+          if ((bestB < 0 && !bestVictim) || L > bestL || (L === bestL && age > bestAge)) {
+            bestVictim = true; bestL = L; bestAge = age;
+          }
+          break;
+        }
+      }
+      if (bestB < 0 && !bestVictim) return false;
+      const vicMatches = () => (vb === bi[0] && this._match(ve, fp, ahi[0])) || (vb === bi[1] && this._match(ve, fp, ahi[1]));
+      let oldest = bestAge;
+      for (let side = 0; side < 2; side++) {
+        for (let j = 0; j < this.b; j++) {
+          const e = this._slot(bi[side], j);
+          if (e !== 0 && this._match(e, fp, ahi[side]) && this._slotAge(e) > oldest) oldest = this._slotAge(e);
+        }
+      }
+      if (vic && this._slotAge(ve) > oldest && vicMatches()) oldest = this._slotAge(ve);
+      let gen;
+      if (bestVictim) {
+        gen = this._slotGen(ve);
+        this._clearVictim();
+        vic = false;
+      } else {
+        gen = this._slotGen(this._slot(bi[bestB], bestJ));
+        this._wslot(bi[bestB], bestJ, 0);
+      }
+      this._addEntries(-1);
+      this._itemRemoved((this._buf[50] - oldest) & this.gmask);
+      if (this.g) {
+        // raise: matching entries older than the removed one
+        for (let side = 0; side < 2; side++) {
+          for (let j = 0; j < this.b; j++) {
+            const e = this._slot(bi[side], j);
+            if (e !== 0 && this._match(e, fp, ahi[side]) && this._slotAge(e) > bestAge) {
+              this._wslot(bi[side], j, this._slotWithGen(e, gen));
+            }
+          }
+        }
+        if (vic && this._slotAge(ve) > bestAge && vicMatches()) wr32(this._buf, 44, this._slotWithGen(ve, gen));
+      }
+      if (vic) this._victimRetry();
+      return true;
+    }
+
+    // ---- the public changing methods ----
+
+    _fullError() {
+      const items = this.items, vic = this.victimUsed;
+      const load = (items - (vic ? 1 : 0)) / (this.m * this.b);
+      return serverError(FilterFullError, '54000', 'cuckoo filter is full',
+        `It holds ${items} items: ${this.m} buckets of ${this.b} entries (load factor ${fixed3(load)})`
+        + `${vic ? ' and the one-entry victim slot' : ''}; its rated capacity is ${this.capacity}.`,
+        this.grows
+          ? `A growing filter stops growing at ${MAX_BYTES} bytes, or when many copies of a few values crowd one pair of buckets; cuckoo_add_if_absent stores each value once.`
+          : 'Build a larger filter (cuckoo_agg over the source data, or cuckoo_create with a larger capacity), or one that grows: cuckoo_create(..., expansion => 2) or cuckoo_agg(value, capacity, fpr, 2).');
+    }
+
+    _copiesError() {
+      return serverError(FilterFullError, '54000', 'value was added to the cuckoo filter too many times',
+        `A filter with bucket size ${this.b} holds at most ${2 * this.b} copies of one value.`,
+        'Use cuckoo_add_if_absent to store each value once.');
+    }
+
+    // add / addIfAbsent in place; on failure the filter is restored and the
+    // server's error thrown
+    _add(value, ifAbsent) {
+      const kind = this._hashFor(value);
+      const hi = hv[0], lo = hv[1];
+      this._begin();
+      let st;
+      try {
+        if (this.kind === KIND.any) { this._buf[8] = kind; this._buf[9] = 0; }
+        st = ifAbsent ? this._insertIfAbsent(hi, lo) : this._insert(hi, lo);
+      } catch (e) {
+        this._rollback();
+        throw e;
+      }
+      if (st === FULL || st === TOO_MANY_COPIES) {
+        const err = st === FULL ? this._fullError() : this._copiesError();
+        this._rollback();
+        throw err;
+      }
+      this._commit();
+      return st;
+    }
+
+    add(value) { const g = this._copy(); g._add(value, false); return g; }
+
+    addIfAbsent(value) { const g = this._copy(); g._add(value, true); return g; }
+
+    remove(value) { const g = this._copy(); g.removeInPlace(value); return g; }
+
+    addInPlace(value) { this._add(value, false); }
+
+    addIfAbsentInPlace(value) { return this._add(value, true) !== EXISTS; }
+
+    removeInPlace(value) {
+      this._hashFor(value);
+      if (this.kind === KIND.any) return false;
+      return this._remove(hv[0], hv[1]);
+    }
+
+    // ---- union (13.9): every entry of src re-homed into this filter ----
+
+    // stores the entry whose known address bits are the low L bits of a
+    // (mantissa q) in every bucket its bits cannot tell apart; with want > 0
+    // a bucket already holding want identical slots gets none.  this._added
+    // counts the slots stored at the first bucket; false when an entry would
+    // need the victim slot while it is taken (rehome)
+    _rehome(fp, a, L, gen, q, want, first) {
+      const i0 = (a & this.rmask) * this.c + q;
+      const res = this.k + (i0 < this.split ? 1 : 0);
+      if (L < res) {
+        const lo = (a & mask(L)) >>> 0;
+        return this._rehome(fp, lo, L + 1, gen, q, want, first)
+          && this._rehome(fp, (lo | (1 << L)) >>> 0, L + 1, gen, q, want, false);
+      }
+      const i = i0 + (res > this.k ? ((a >>> this.k) & 1) * this.base : 0);
+      const e = this._makeSlot(fp, a, L, res, gen);
+      const n = want || 1;
+      let have = 0;
+      if (want) {
+        for (let j = 0; j < this.b; j++) if (this._slot(i, j) === e) have++;
+        if (this._victim() && this._vb === i && this._ve === e) have++;
+      }
+      for (; have < n; have++) {
+        this._grow(1);
+        // a split moved this bucket's contents: place anew
+        if (i >= this.m || this._res(i) !== res) return this._rehome(fp, a, L, gen, q, n - have, first);
+        this._addEntries(1);
+        if (first) this._added++;
+        if (!this._place2(i, e)) {
+          if (this.victimUsed) {
+            const j = this._slotAlt(i, e);
+            if (!(j >= 0 && this._place2(j, this._e2))) {
+              this._addEntries(-1);
+              if (first) this._added--;
+              return false;
+            }
+          } else {
+            const en = this.entries;
+            // seed: entries ^ (i << 20), 64-bit
+            const sh = ((Math.floor(en / 4294967296) >>> 0) ^ (i >>> 12)) >>> 0;
+            const sl = ((en >>> 0) ^ (i << 20)) >>> 0;
+            if (!this._store(i, e, sh, sl) && this.grows) this._relieve();
+          }
+        }
+      }
+      return true;
+    }
+
+    // every entry of src (slots and victim) into this filter (pour, as a union)
+    _pour(src) {
+      const vic = src._victim();
+      const vb = src._vb, ve = src._ve;
+      const s = new Array(9);
+      for (let i = 0; i < src.m; i++) {
+        let n = 0;
+        for (let j = 0; j < src.b; j++) if ((s[n] = src._slot(i, j)) !== 0) n++;
+        if (vic && vb === i) s[n++] = ve;
+        for (let x = 0; x < n; x++) {
+          let dup = false, want = 0;
+          for (let y = 0; y < x; y++) dup = dup || s[y] === s[x];
+          if (dup) continue;
+          for (let y = x; y < n; y++) want += s[y] === s[x] ? 1 : 0;
+          const a = src._slotKnown(i, s[x]);
+          const gen = src._slotGen(s[x]);
+          this._added = 0;
+          if (!this._rehome((s[x] & src.fpMask) >>> 0, a, src._L, gen, i % src.c, want, true)) return false;
+          for (let y = 0; y < this._added; y++) this._itemAdded(gen);
+        }
+      }
+      return true;
+    }
+
+    /** A new filter holding the items of both (multiset union, SQL cuckoo_union). */
+    union(other) {
+      if (!(other instanceof Filter)) throw new TypeError('union takes a Filter');
+      if (other.version !== 2 || this.b !== other.b || this.f !== other.f || this.t !== other.t
+        || this.g !== other.g || this.c !== other.c || this.grows !== other.grows
+        || this.capacity !== other.capacity || this._buf[50] !== other._buf[50] || this._buf[51] !== other._buf[51]) {
+        throw shapeMismatch(this, other);
+      }
+      const dk = this.kind, sk = other.kind;
+      if (sk !== KIND.any && dk !== KIND.any && (sk !== dk || rd32(this._buf, 12) !== rd32(other._buf, 12))) {
+        throw kindMismatch(dk, sk);
+      }
+      const dst = this._copy();
+      if (dk === KIND.any && other.entries > 0) {
+        dst._buf[8] = other._buf[8]; dst._buf[9] = other._buf[9];
+        wr32(dst._buf, 12, rd32(other._buf, 12));
+      }
+      if (!dst._pour(other)) {
+        throw serverError(FilterFullError, '54000', 'the union does not fit in a cuckoo filter of this shape',
+          dst.grows
+            ? `The growing filter has ${dst.m} buckets of ${dst.b} entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).`
+            : `The filter has ${dst.m} buckets of ${dst.b} entries.`,
+          dst.grows
+            ? 'Build one filter over the sources with cuckoo_agg(value, capacity, fpr, 2), or union fewer, larger filters.'
+            : 'Union filters built by cuckoo_create or cuckoo_agg(value, capacity, fpr) with a capacity for all their values; filters that cuckoo_agg(value) sized to their own data have no room to spare.');
+      }
+      return dst;
+    }
+
+
+    // ---- rotation (13.8, cf_rotate) ----
+
+    // a new generation: cur_gen + 1, the generations keep or more old
+    // dropped, the counts cut to the entries left (rotate_in_place)
+    _rotateInPlace(keep) {
+      const p = this._buf, gm = this.gmask;
+      const cur = (p[50] + 1) & gm;
+      p[50] = cur;
+      p[51] = keep;
+      for (let i = 0; i < this.m; i++) {
+        for (let j = 0; j < this.b; j++) {
+          const e = this._slot(i, j);
+          if (e !== 0 && this._slotAge(e) >= keep) { this._wslot(i, j, 0); this._addEntries(-1); }
+        }
+      }
+      if (this._victim() && this._slotAge(this._ve) >= keep) { this._clearVictim(); this._addEntries(-1); }
+      let items = this.items;
+      for (let x = 0; x <= gm; x++) {
+        if (((cur - x) & gm) >= keep) { items -= rd64(p, HEADER_2 + 8 * x); wr64(p, HEADER_2 + 8 * x, 0); }
+      }
+      // items <= entries: the oldest generations give way
+      for (let age = keep; age-- > 0 && items > this.entries;) {
+        const o = HEADER_2 + 8 * ((cur - age) & gm);
+        const cut = Math.min(items - this.entries, rd64(p, o));
+        wr64(p, o, rd64(p, o) - cut);
+        items -= cut;
+      }
+      wr64(p, 24, items);
+      this._victimRetry();
+    }
+
+    /**
+     * cuckoo_rotate(src, keep) of a filter of either version: a new
+     * version-2 filter (src unchanged), generation tags widened or added
+     * first where 2^g <= keep (a version-1 filter: bucket (q << k) | r
+     * becomes r * c + q, every entry in generation 0).
+     */
+    static _rotate(src, keep) {
+      if (!Number.isInteger(keep) || keep < 1 || keep > 255) {
+        throw serverError(RangeError, '22023', `keep must be between 1 and 255, not ${keep}`);
+      }
+      const v2 = src.version === 2;
+      const sg = v2 ? src.g : 0, t = v2 ? src.t : 0;
+      let g = sg;
+      while (2 ** g <= keep) g++;
+      const w = src.f + t + g;
+      if (w > 32) {
+        throw serverError(RangeError, '54000', `cannot rotate a filter of ${src.f}-bit fingerprints${t ? ` and ${t} tail bits` : ''} with keep ${keep}`,
+          `Keeping ${keep} generations takes ${g} tag bits per entry, and an entry holds at most 32 bits.`,
+          'Use a smaller keep, or a filter with shorter fingerprints (a larger fpr).');
+      }
+      const len = totalBytes2(src.m, src.b, w, g);
+      if (len > MAX_BYTES) {
+        throw serverError(RangeError, '54000', `the rotated filter would be larger than ${MAX_BYTES} bytes`,
+          'Rotation adds generation tags to every entry.');
+      }
+      if (v2 && g === sg) {
+        const d = src._copy();
+        d._rotateInPlace(keep);
+        return d;
+      }
+      const h = new Uint8Array(len);
+      const s = src._buf;
+      h.set(s.subarray(0, 4));                                // magic
+      h[4] = 2; h[5] = src.b; h[6] = src.f;
+      h[7] = v2 && src.grows ? FLAG_GROWS : 0;
+      h.set(s.subarray(8, 10), 8);                            // kind
+      h[10] = t; h[11] = g;
+      h.set(s.subarray(12, 16), 12);                          // type tag
+      wr32(h, 16, src.m);
+      h.set(s.subarray(20, 24), 20);                          // max kicks
+      h.set(s.subarray(24, 40), 24);                          // items, capacity
+      h[48] = src.c & 255; h[49] = src.c >> 8;
+      if (v2) {
+        h[50] = s[50]; h[51] = s[51];
+        h.set(s.subarray(52, 56), 52);
+        h.set(s.subarray(56, 64), 56);
+      } else {
+        wr32(h, 52, src.m);
+        h.set(s.subarray(24, 32), 56);                        // entries = items
+      }
+      const d = new FilterV2(h);
+      if (v2) {
+        const cur = s[50];
+        // the same ages under wider tags
+        for (let age = 0; age <= src.gmask; age++) {
+          wr64(h, HEADER_2 + 8 * ((cur - age) & d.gmask),
+            sg ? rd64(s, HEADER_2 + 8 * ((cur - age) & src.gmask)) : (age === 0 ? src.items : 0));
+        }
+        const keepBits = (src.fpMask | (src.tmask << src.f)) >>> 0;
+        const retag = (e) => ((e & keepBits) | (((cur - src._slotAge(e)) & d.gmask) << (d.f + d.t))) >>> 0;
+        for (let i = 0; i < src.m; i++) {
+          for (let j = 0; j < src.b; j++) {
+            const e = src._slot(i, j);
+            if (e) d._wslot(i, j, retag(e));
+          }
+        }
+        if (src._victim()) d._setVictim(src._vb, retag(src._ve));
+      } else {
+        wr64(h, HEADER_2, src.items);
+        const fps = new Uint32Array(8);
+        for (let i = 0; i < src.m; i++) {
+          const ni = (i & src.rmask) * src.c + Math.floor(i / 2 ** src.k);
+          src._read(i, fps);
+          for (let j = 0; j < src.b; j++) if (fps[j]) d._wslot(ni, j, fps[j]);
+        }
+        if (src.victimUsed) {
+          const vb = rd32(s, 40);
+          d._setVictim((vb & src.rmask) * src.c + Math.floor(vb / 2 ** src.k), rd32(s, 44));
+        }
+      }
+      d._rotateInPlace(keep);
+      return d;
+    }
+
+    /** A new filter: cuckoo_rotate(f, keep). */
+    rotate(keep) { return FilterV2._rotate(this, keep); }
 
     _copy() { return new FilterV2(new Uint8Array(this._buf)); }
 

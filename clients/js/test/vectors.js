@@ -1,5 +1,5 @@
 // Reading clients/vectors/*.json: the server's own answers, shared by every client.
-import { readFileSync } from 'node:fs';
+import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { uuid, float8, float4, numeric, date, timestamp, timestamptz } from '../src/index.js';
@@ -8,6 +8,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const DIR = process.env.PGCUCKOO_VECTORS || join(here, '..', '..', 'vectors');
 
 export const OTHER_TYPES = new Set(['interval', 'inet']);
+
+/** Whether the vectors include name.json. */
+export function has(name) {
+  return existsSync(join(DIR, `${name}.json`));
+}
 
 export function load(name) {
   return JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8'));
