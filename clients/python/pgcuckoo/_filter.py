@@ -54,7 +54,7 @@ for _a in range(16):
 del _a, _b, _c, _d
 
 
-class FilterFullError(Exception):
+class FilterFullError(ValueError):
     """An item could not be stored (the SQL functions raise SQLSTATE 54000)."""
 
 
@@ -896,8 +896,8 @@ class Filter:
         if not isinstance(other, Filter):
             raise TypeError("union takes a Filter")
         if other.version != VERSION:
-            from ._v2 import REFUSAL
-            raise ValueError(REFUSAL % "union")
+            from ._v2 import _shape_error
+            raise _shape_error(self, other)
         if not self._same_shape(other):
             raise ValueError("cannot union cuckoo filters of different shapes: %d buckets of %d "
                              "%d-bit fingerprints%s and %d buckets of %d %d-bit fingerprints%s"
@@ -933,6 +933,11 @@ class Filter:
                 if dst._union_key(src, vb, a, vfp) != OK:
                     raise FilterFullError("the union does not fit in a cuckoo filter of this shape")
         return dst
+
+    def rotate(self, keep):
+        """A new version-2 filter, as SQL cuckoo_rotate(f, keep) makes it (docs/FORMAT.md 13.8)."""
+        from ._v2 import rotate
+        return rotate(self, keep)
 
     # ---- validation (src/core/cf_validate.c cf_validate, after the header) ----
 
