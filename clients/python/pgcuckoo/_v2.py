@@ -9,11 +9,13 @@ address bits, raises the generation of older matches on remove and re-homes
 entries on union, and none of that is ported; change such a filter in
 PostgreSQL.
 """
+import functools
+import math
 import struct
 
 from ._filter import (EXISTS, FLAG_VICTIM, FULL, K_BUCKET, K_FP, KIND_MAX, M32, M64, MAX_BYTES,
                       MAX_FP_BITS, MAX_KICKS_LIMIT, MIN_FP_BITS, OK, OK_STASHED, TOO_MANY_COPIES,
-                      Filter, FilterFullError, expected_fpr, kind_name, split_buckets, _Rng, _rd16,
+                      Filter, FilterFullError, expected_fpr, kind_name, split_buckets, _Rng, _load64, _rd16,
                       _rd32, _rd64, _rng_seed, _wr32, _wr64)
 from ._hash import KIND_ANY, KIND_OTHER, _pack_q, _xxh3
 
@@ -146,6 +148,22 @@ def check_header_2(buf):
         raise ValueError("a filter with entries must record the kind of value it holds")
 
 
+_INT_PROBE_MAX_F = 14      # the alternate-bucket table: 2^f entries
+
+
+@functools.lru_cache(maxsize=32)
+def _alt_table_2(c, f, lo):
+    """Per fingerprint fp (index): (the alternate bucket's hashed quotient, the
+    32 bits the address word is XORed with, fp in every slot's fingerprint
+    field: fp * lo); shared by the filters of one shape."""
+    tab = [None] * (1 << f)
+    for fp in range(1, 1 << f):
+        g = (fp * K_FP) & M64
+        g ^= g >> 29
+        tab[fp] = ((((g & M32) * c) >> 32), g >> 32, fp * lo)
+    return tab
+
+
 def _make_int_probe(flt):
     """This filter's own contains(value) for ints, a closure over its constants.
 
@@ -156,13 +174,18 @@ def _make_int_probe(flt):
     borrows of a zero field only run upward, into the masked-off bits and the
     fields above, so the lowest zero field is always reported).  Only in a
     bucket with a matching fingerprint are the slots' tails compared (none
-    when t = 0); a victim goes to _contains_hash.  None for filters of other kinds (a version-2
-    filter is never changed here, so its kind is fixed).
+    when t = 0); a victim goes to _contains_hash.  When a bucket at any of
+    its bit offsets fits one 64-bit load (b * w plus the largest offset,
+    8 - gcd(b * w, 8), at most 64 bits) and f <= 14, the alternate bucket's
+    arithmetic comes from a per-shape table (_alt_table_2) and the bucket
+    from one struct load; else the general arithmetic.  Made anew after every
+    change of the filter (FilterV2._refresh): its constants are the
+    filter's geometry of the moment.  None for filters of other kinds.
     """
     if flt._buf[8] > 1 or flt._buf[9]:
         return None
     buf, general, slow = flt._buf, Filter.contains, flt._contains_hash
-    xxh3, pack = _xxh3, _pack_q
+    xxh3, pack, load = _xxh3, _pack_q, _load64
     c, k, base, split, rmask, fp_range = flt.c, flt.k, flt.base, flt.split, flt.rmask, flt.fp_range
     B, nb, hdr = flt.B, flt._nbytes, flt.hdr
     lo = sum(1 << (j * flt.w) for j in range(flt.b))
@@ -172,16 +195,72 @@ def _make_int_probe(flt):
     frombytes = int.from_bytes
 
     f, t, w, b, smask, tmask = flt.f, flt.t, flt.w, flt.b, flt._smask, flt._tmask
+    shifts = tuple(j * w for j in range(b))
 
     def tails(x, fp, ahi):
         # a slot of word x with fingerprint fp whose spare bits are ahi's
-        for j in range(b):
-            e = (x >> (j * w)) & smask
+        for sh in shifts:
+            e = x >> sh
             if (e & fp_range) == fp:
                 tail = (e >> f) & tmask
                 if not (tail ^ ahi) & ((1 << (tail.bit_length() - 1)) - 1):
                     return True
         return False
+
+    if B + 8 - math.gcd(B, 8) <= 64 and f <= _INT_PROBE_MAX_F:
+        tab = []
+
+        def table():
+            tab.extend(_alt_table_2(c, f, lo))
+            return tab
+
+        def probe(value):
+            if type(value) is not int:
+                return general(flt, value)
+            try:
+                h = xxh3(pack(value))
+            except struct.error:
+                return general(flt, value)      # outside bigint: its error
+            hq, gx, fpx = (tab or table())[(((h & 0xFFFFFFFF) * fp_range) >> 32) + 1]
+            a = h >> 32
+            q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+            i = (a & rmask) * c + q
+            if i < split:
+                if (a >> k) & 1:
+                    i += base
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+                y = (x ^ fpx) & fmask
+                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> (k + 1))):
+                    return True
+            else:
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+                y = (x ^ fpx) & fmask
+                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> k)):
+                    return True
+            q = hq - q
+            if q < 0:
+                q += c
+            a ^= gx
+            i = (a & rmask) * c + q
+            if i < split:
+                if (a >> k) & 1:
+                    i += base
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+                y = (x ^ fpx) & fmask
+                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> (k + 1))):
+                    return True
+            else:
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+                y = (x ^ fpx) & fmask
+                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> k)):
+                    return True
+            return victim and slow(h)
+        probe.__doc__ = general.__doc__
+        return probe
 
     def probe(value):
         if type(value) is not int:
