@@ -1,13 +1,13 @@
 """Format version 2 (docs/FORMAT.md section 13): growing and rotating filters.
 
-Read-only here: validation as strict as the server's (src/core/cf_v2.c,
-cf2_check_header and cf2_validate, the same rules in the same order with the
-same wording), lookups (contains, count), info and the two forms.  The
-changing operations (add, add_if_absent, remove, union) raise ValueError: a
-version-2 filter grows by splitting buckets, copies entries that run out of
-address bits, raises the generation of older matches on remove and re-homes
-entries on union, and none of that is ported; change such a filter in
-PostgreSQL.
+Validation as strict as the server's (src/core/cf_v2.c, cf2_check_header
+and cf2_validate: the same rules in the same order with the same wording),
+lookups (contains, count), info, the two forms, and the changes (add,
+add_if_absent, remove, union, rotate): a port of cf_v2.c step for step
+(growth by bucket splits with the copies of entries out of address bits,
+the kick walk and its victim, the remove rule and its generation raise,
+union's re-homing, rotation), so that a sequence of operations gives the
+bytes the server gives (docs/FORMAT.md 13.6 to 13.9).
 """
 import functools
 import math
@@ -33,9 +33,6 @@ MANTISSA_LIMIT = 256
 OFF_TAIL_BITS, OFF_GEN_BITS = 10, 11
 OFF_VICTIM_BUCKET, OFF_VICTIM_SLOT = 40, 44
 OFF_MANTISSA, OFF_CUR_GEN, OFF_KEEP, OFF_INITIAL_BUCKETS, OFF_ENTRIES = 48, 50, 51, 52, 56
-
-REFUSAL = ("pgcuckoo reads format-version-2 filters (growing or rotated) but does not change "
-           "them: %s them in PostgreSQL")
 
 
 def _mask(n):
@@ -840,7 +837,8 @@ class _Mut:
 
 
 class FilterV2(_Mut, Filter):
-    """A format-version-2 cuckoofilter value (growing or rotated): read-only."""
+    """A format-version-2 cuckoofilter value (growing or rotated).  The
+    changing methods return a new filter (or, *_in_place, change this one)."""
 
     version = VERSION_2
 
