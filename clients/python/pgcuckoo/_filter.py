@@ -219,16 +219,16 @@ def _check_header(buf):
 
 @functools.lru_cache(maxsize=32)
 def _alt_table(c, k, f, b):
-    """Per fingerprint fp (index): (the alternate bucket's hashed quotient, the
-    bits its remainder is XORed with, fp repeated in each of the b fields);
-    shared by the filters of one shape."""
+    """Per fingerprint fp (at index fp - 1): (the alternate bucket's hashed
+    quotient, the bits its remainder is XORed with, fp repeated in each of the
+    b fields); shared by the filters of one shape."""
     rmask = (1 << k) - 1
     lo = sum(1 << (j * f) for j in range(b))
-    tab = [None] * (1 << f)
+    tab = [None] * ((1 << f) - 1)
     for fp in range(1, 1 << f):
         g = (fp * K_FP) & M64
         g ^= g >> 29
-        tab[fp] = ((((g & M32) * c) >> 32), (g >> 32) & rmask, fp * lo)
+        tab[fp - 1] = ((((g & M32) * c) >> 32), (g >> 32) & rmask, fp * lo)
     return tab
 
 
@@ -274,9 +274,8 @@ def _make_int_probe(flt):
                 h = xxh3(pack(value))
             except struct.error:
                 return general(flt, value)      # outside bigint: its error
-            fp = 1 + (((h & 0xFFFFFFFF) * fp_range) >> 32)
-            hq, rx, fpx = (tab or table())[fp]
-            q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+            hq, rx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+            q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
             r = (h >> 32) & rmask
             x = load(buf, 48 + ((q << k) | r) * Bb)[0] ^ fpx
             if (x - lo) & ~x & hi:
@@ -298,9 +297,8 @@ def _make_int_probe(flt):
             h = xxh3(pack(value))
         except struct.error:
             return general(flt, value)      # outside bigint: its error
-        fp = 1 + (((h & 0xFFFFFFFF) * fp_range) >> 32)
-        hq, rx, fpx = (tab or table())[fp]
-        q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+        hq, rx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+        q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
         r = (h >> 32) & rmask
         pos = ((q << k) | r) * B
         x = (load(buf, 48 + (pos >> 3))[0] >> (pos & 7)) ^ fpx

@@ -146,18 +146,19 @@ def check_header_2(buf):
 
 
 _INT_PROBE_MAX_F = 14      # the alternate-bucket table: 2^f entries
+_WORDS_MAX_BUCKETS = 1 << 14   # the list of bucket words (about 40 bytes a bucket): in cache
 
 
 @functools.lru_cache(maxsize=32)
 def _alt_table_2(c, f, lo):
-    """Per fingerprint fp (index): (the alternate bucket's hashed quotient, the
-    32 bits the address word is XORed with, fp in every slot's fingerprint
-    field: fp * lo); shared by the filters of one shape."""
-    tab = [None] * (1 << f)
+    """Per fingerprint fp (at index fp - 1): (the alternate bucket's hashed
+    quotient, the 32 bits the address word is XORed with, fp in every slot's
+    fingerprint field: fp * lo); shared by the filters of one shape."""
+    tab = [None] * ((1 << f) - 1)
     for fp in range(1, 1 << f):
         g = (fp * K_FP) & M64
         g ^= g >> 29
-        tab[fp] = ((((g & M32) * c) >> 32), g >> 32, fp * lo)
+        tab[fp - 1] = ((((g & M32) * c) >> 32), g >> 32, fp * lo)
     return tab
 
 
@@ -204,9 +205,96 @@ def _make_int_probe(flt):
                     return True
         return False
 
-    if B + 8 - math.gcd(B, 8) <= 64 and f <= _INT_PROBE_MAX_F:
+    if f <= _INT_PROBE_MAX_F and flt.m <= _WORDS_MAX_BUCKETS:
+        # a small table: every bucket's word in a list (flt._words, kept up
+        # to date by the changes), made after m / 2 lookups: an index instead
+        # of a load
         tab = []
+        words = flt._words
+        if words is None:
+            words = flt._words = []
+        narrow = B + 8 - math.gcd(B, 8) <= 64      # a bucket fits one 64-bit load
+        bmask = flt._bmask
+        m = flt.m
+        warm = m // 2 + 1
 
+        def table():
+            tab.extend(_alt_table_2(c, f, lo))
+            return tab
+
+        def word(i):
+            # bucket i's word, until the list of words is made: after m / 2
+            # lookups of this filter (the list costs about as much to make)
+            n = flt._lookups = flt._lookups + 1
+            if n == warm:
+                bucket = flt._bucket
+                words.extend([bucket(j) for j in range(m)])
+                return words[i]
+            pos = i * B
+            o = hdr + (pos >> 3)
+            if narrow:
+                return (load(buf, o)[0] >> (pos & 7)) & bmask
+            return (frombytes(buf[o:o + nb], "little") >> (pos & 7)) & bmask
+
+        def probe(value):
+            if type(value) is not int:
+                return general(flt, value)
+            try:
+                h = xxh3(pack(value))
+            except struct.error:
+                return general(flt, value)      # outside bigint: its error
+            hq, gx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+            a = h >> 32
+            # bits 32 .. 63 of the 64-bit product, times c, >> 32
+            q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
+            i = (a & rmask) * c + q
+            if i < split:
+                r = k + 1
+                if (a >> k) & 1:
+                    i += base
+            else:
+                r = k
+            x = words[i] if words else word(i)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                # the lowest flagged field is a true match: its tail first
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
+                    return True
+            q = hq - q
+            if q < 0:
+                q += c
+            a ^= gx
+            i = (a & rmask) * c + q
+            if i < split:
+                r = k + 1
+                if (a >> k) & 1:
+                    i += base
+            else:
+                r = k
+            x = words[i] if words else word(i)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
+                    return True
+            return victim and slow(h)
+        probe.__doc__ = general.__doc__
+        return probe
+
+    if f <= _INT_PROBE_MAX_F and B + 8 - math.gcd(B, 8) <= 64:
+        # a bucket at any of its bit offsets fits one 64-bit load
+        tab = []
         def table():
             tab.extend(_alt_table_2(c, f, lo))
             return tab
@@ -218,23 +306,29 @@ def _make_int_probe(flt):
                 h = xxh3(pack(value))
             except struct.error:
                 return general(flt, value)      # outside bigint: its error
-            hq, gx, fpx = (tab or table())[(((h & 0xFFFFFFFF) * fp_range) >> 32) + 1]
+            hq, gx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
             a = h >> 32
-            q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+            # bits 32 .. 63 of the 64-bit product, times c, >> 32
+            q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
             i = (a & rmask) * c + q
             if i < split:
+                r = k + 1
                 if (a >> k) & 1:
                     i += base
-                pos = i * B
-                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
-                y = (x ^ fpx) & fmask
-                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> (k + 1))):
-                    return True
             else:
-                pos = i * B
-                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
-                y = (x ^ fpx) & fmask
-                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> k)):
+                r = k
+            pos = i * B
+            x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                # the lowest flagged field is a true match: its tail first
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
                     return True
             q = hq - q
             if q < 0:
@@ -242,18 +336,22 @@ def _make_int_probe(flt):
             a ^= gx
             i = (a & rmask) * c + q
             if i < split:
+                r = k + 1
                 if (a >> k) & 1:
                     i += base
-                pos = i * B
-                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
-                y = (x ^ fpx) & fmask
-                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> (k + 1))):
-                    return True
             else:
-                pos = i * B
-                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
-                y = (x ^ fpx) & fmask
-                if (y - lo) & ~y & hi and (not t or tails(x, fpx & fp_range, a >> k)):
+                r = k
+            pos = i * B
+            x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
                     return True
             return victim and slow(h)
         probe.__doc__ = general.__doc__
@@ -372,6 +470,8 @@ class _Mut:
         cur = int.from_bytes(buf[o:o + 5], "little")
         cur = (cur & ~(self._smask << sh)) | (e << sh)
         buf[o:o + 5] = cur.to_bytes(5, "little")
+        if self._words:
+            self._words[i] = self._bucket(i)
 
     def _gen(self, e):
         return (e >> (self.f + self.t)) & self._gmask if self.g else 0
@@ -522,6 +622,8 @@ class _Mut:
                 return None
         buf = self._buf
         buf.extend(bytes(newlen - len(buf)))
+        if self._words:
+            self._words.append(0)           # bucket j, empty
         old = self._slots(p)
         for x in range(b):
             self._wr(p, x, 0)
@@ -841,6 +943,8 @@ class FilterV2(_Mut, Filter):
     changing methods return a new filter (or, *_in_place, change this one)."""
 
     version = VERSION_2
+    _words = None          # the bucket words of the integer lookup (_make_int_probe)
+    _lookups = 0           # its lookups while it has no list of words
 
     def __init__(self, buf):
         # buf: a bytearray that has passed check_header_2
@@ -1052,6 +1156,7 @@ class FilterV2(_Mut, Filter):
             return fn(*args)
         except BaseException:
             self._buf[:] = saved
+            self._words = None
             raise
         finally:
             self._refresh()

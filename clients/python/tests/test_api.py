@@ -228,6 +228,10 @@ def _v2_filters():
         for n in range(int(flt.m * b * 0.8)):
             flt.add_in_place(n * 7919)
         out.append(("rotated b%d f%d" % (b, f), flt.rotate(2)))
+    # more buckets than the list of bucket words takes (the 64-bit-load path)
+    big = build(range(70000), 0.01)
+    assert big.m > 1 << 14
+    out.append(("rotated big", big.rotate(3)))
     return out
 
 
