@@ -312,3 +312,24 @@ def test_v2_rotate_of_version1():
     assert all(r.contains(v) for v in range(3000))
     dropped = r.rotate(1)
     assert dropped.info()["generation_items"] == [0] and dropped.info()["entries"] == 0
+
+
+def test_v2_growing_filter_full_at_the_size_limit(monkeypatch):
+    # a growing filter stops splitting at the size limit (805,240,832 bytes;
+    # lowered here) and then refuses adds as full, unchanged, as the server does
+    from pgcuckoo import _v2
+    from vectors import load
+    vec = [v for v in load("filters")["filters"] if v["name"] == "v2_grow_empty"][0]
+    flt = Filter.from_text(vec["text"])
+    limit = _v2.total_bytes_2(flt.m + 40, flt.b, flt.w, flt.g)
+    monkeypatch.setattr(_v2, "MAX_BYTES", limit)
+    added = []
+    with pytest.raises(FilterFullError, match="^cuckoo filter is full: it holds "):
+        for n in range(100000):
+            before = flt.to_bytes()
+            flt.add_in_place(n * 31337)
+            added.append(n * 31337)
+    assert flt.to_bytes() == before and len(before) <= limit
+    assert flt.m > flt.info()["initial_buckets"] and all(flt.contains(v) for v in added)
+    monkeypatch.undo()
+    assert Filter.from_bytes(flt.to_bytes()) == flt

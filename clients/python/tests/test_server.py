@@ -427,7 +427,7 @@ class Live:
         return {v for v, n in out.items() if n > 0}
 
 
-def run_both(conn, fam, start, steps, label):
+def run_both(conn, fam, start, steps, label, members=()):
     """Applies steps ((op, values) or ("rotate", keep) or ("union", bytes),
     ("union_into", bytes): the other filter first) here and in SQL; the bytes
     must be equal after every step, as must the refusals.  Returns the client's
@@ -436,6 +436,8 @@ def run_both(conn, fam, start, steps, label):
     mine = pgcuckoo.Filter.from_bytes(start)
     theirs = start
     live = Live()
+    for v in members:           # the start filter's own members
+        live.add(v)
     refused = []
     for n, (op, arg) in enumerate(steps):
         err_s = err_m = None
@@ -590,6 +592,20 @@ def test_v2_refusals_agree(conn):
     assert f.info()["is_full"] and refused and all(r.startswith("cuckoo filter is full: ") for r in refused)
     f, refused = run_both(conn, "int8", f.to_bytes(), [("remove", [v]) for v in range(1, 60)]
                           + [("add_if_absent", [v]) for v in range(400, 600)], "full fixed, then removes")
+    # a version-1 filter with its victim slot in use, rotated (the victim moves with its bucket)
+    full1 = pgcuckoo.Filter.from_bytes(v1)
+    members = []
+    try:
+        for v in range(1, 1000):
+            full1.add_in_place(v)
+            members.append(v)
+    except pgcuckoo.FilterFullError:
+        pass
+    assert full1.victim_used
+    f, refused = run_both(conn, "int8", full1.to_bytes(), [("rotate", 2), ("add", [members[0]]),
+                                                           ("remove", members[:3]), ("add", [5000]), ("rotate", 1)],
+                          "version 1 full, rotated", members)
+    assert refused and f.info()["generation_bits"] == 2
     tiny = conn.execute("SELECT cuckoo_create(1, 0.3, 4, NULL, 500, false, 2)::bytea").fetchone()[0]
     f, refused = run_both(conn, "int8", tiny, [("add", [v]) for v in range(1, 1200)], "tiny growing")
     assert f.info()["growth_rounds"] >= 5
