@@ -295,6 +295,8 @@ def _make_int_probe(flt):
     if f <= _INT_PROBE_MAX_F and B + 8 - math.gcd(B, 8) <= 64:
         # a bucket at any of its bit offsets fits one 64-bit load
         tab = []
+        aligned = B % 8 == 0            # every bucket starts on a byte
+        Bb = B >> 3
         def table():
             tab.extend(_alt_table_2(c, f, lo))
             return tab
@@ -317,8 +319,11 @@ def _make_int_probe(flt):
                     i += base
             else:
                 r = k
-            pos = i * B
-            x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+            if aligned:
+                x = load(buf, hdr + i * Bb)[0]
+            else:
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
             y = (x ^ fpx) & fmask
             z = (y - lo) & ~y & hi
             if z:
@@ -341,8 +346,11 @@ def _make_int_probe(flt):
                     i += base
             else:
                 r = k
-            pos = i * B
-            x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+            if aligned:
+                x = load(buf, hdr + i * Bb)[0]
+            else:
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
             y = (x ^ fpx) & fmask
             z = (y - lo) & ~y & hi
             if z:

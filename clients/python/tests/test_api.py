@@ -231,7 +231,8 @@ def _v2_filters():
     # more buckets than the list of bucket words takes (the 64-bit-load path)
     big = build(range(70000), 0.01)
     assert big.m > 1 << 14
-    out.append(("rotated big", big.rotate(3)))
+    out.append(("rotated big", big.rotate(3)))          # buckets of 48 bits: on bytes
+    out.append(("rotated big g1", big.rotate(1)))       # 44 bits: at bit offsets 0 and 4
     return out
 
 
