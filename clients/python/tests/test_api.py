@@ -236,7 +236,10 @@ def _v2_filters():
     return out
 
 
-@pytest.mark.parametrize("name,flt", _v2_filters(), ids=[n for n, _ in _v2_filters()])
+_V2_FILTERS = _v2_filters()
+
+
+@pytest.mark.parametrize("name,flt", _V2_FILTERS, ids=[n for n, _ in _V2_FILTERS])
 def test_v2_integer_fast_path_agrees(name, flt):
     # a version-2 integer filter's own contains agrees with the general path,
     # before and after changes (it is made anew after each)
