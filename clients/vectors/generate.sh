@@ -10,7 +10,7 @@ out="${1:-$here}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 psql -X -q -A -t -v ON_ERROR_STOP=1 -v dir="$tmp" -f "$here/generate.sql" >/dev/null
-for f in hashes filters ops unions agg invalid; do
+for f in hashes filters ops unions agg invalid ops_v2; do
   /usr/bin/python3 -c 'import json, sys
 doc = json.load(open(sys.argv[1]))
 doc["generated_by"] = sys.argv[3]
@@ -29,4 +29,4 @@ with open(sys.argv[2], "w") as out:
     out.write("}\n")' "$tmp/$f.json" "$out/$f.json" \
     "clients/vectors/generate.sh on PostgreSQL $(psql -X -Atc 'SHOW server_version' | cut -d' ' -f1), cuckoo $(psql -X -Atc "SELECT extversion FROM pg_extension WHERE extname = 'cuckoo'")"
 done
-echo "wrote $(cd "$out" && ls hashes.json filters.json ops.json unions.json agg.json invalid.json | tr '\n' ' ')to $out"
+echo "wrote $(cd "$out" && ls hashes.json filters.json ops.json unions.json agg.json invalid.json ops_v2.json | tr '\n' ' ')to $out"

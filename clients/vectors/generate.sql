@@ -504,4 +504,99 @@ SELECT json_build_object(
            ) y(o, n, t))
 ) FROM vi;
 \o
+-- ---------------------------------------------------------------------------
+-- Changes of format-version-2 filters: growth (splits, copies, the victim and
+-- the splits that relieve it), removes and add_if_absent with generations
+-- (the raise rule), rotations and unions.  A step is [operation, argument,
+-- filter after or null]: add, add_if_absent, remove (argument: a value),
+-- rotate (keep), union (the other filter, text form: cuckoo_union(f, other)).
+-- The filter after a step is written after every 10th step, every rotate
+-- and union, and the last (the file stays small).
+-- ---------------------------------------------------------------------------
+CREATE TEMP TABLE vo2 (ord serial, name text, type text, start text, steps json);
+CREATE FUNCTION vec.ops2(nm text, t text, f cuckoofilter, ops text[][]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  steps json[] := '{}';
+  start text := f::text;
+  cur cuckoofilter := f;
+  n int := array_length(ops, 1);
+BEGIN
+  FOR i IN 1 .. n LOOP
+    IF ops[i][1] = 'rotate' THEN
+      cur := cuckoo_rotate(cur, ops[i][2]::int);
+    ELSIF ops[i][1] = 'union' THEN
+      cur := cuckoo_union(cur, ops[i][2]::cuckoofilter);
+    ELSE
+      EXECUTE format('SELECT cuckoo_%s($1, %s)', ops[i][1], replace(val(t), 'p', '$2'))
+        INTO cur USING cur, ops[i][2];
+    END IF;
+    steps := steps || json_build_array(ops[i][1], ops[i][2],
+      CASE WHEN i % 10 = 0 OR i = n OR ops[i][1] IN ('rotate', 'union') THEN cur::text END);
+  END LOOP;
+  INSERT INTO vo2 (name, type, start, steps) VALUES (nm, t, start, array_to_json(steps));
+END $$;
+-- n rounds of: an add, and by turns a remove of an earlier add, add_if_absent
+-- of an earlier and of a new value, an add of a value already added; the
+-- values 1 .. n through ints()
+CREATE FUNCTION vec.mix2(n int, salt int DEFAULT 0) RETURNS text[][] LANGUAGE plpgsql AS $$
+DECLARE
+  ops text[][] := '{}';
+  v bigint[] := ints(salt + 1, salt + n);
+BEGIN
+  FOR i IN 1 .. n LOOP
+    ops := ops || ARRAY[ARRAY['add', v[i]::text]];
+    IF i % 3 = 0 THEN ops := ops || ARRAY[ARRAY['remove', v[i / 2]::text]]; END IF;
+    IF i % 4 = 0 THEN ops := ops || ARRAY[ARRAY['add_if_absent', v[i / 4 + 1]::text]]; END IF;
+    IF i % 5 = 0 THEN ops := ops || ARRAY[ARRAY['add_if_absent', (5000000 + salt + i)::text]]; END IF;
+    IF i % 11 = 0 THEN ops := ops || ARRAY[ARRAY['add', v[i - 1]::text]]; END IF;
+  END LOOP;
+  RETURN ops;
+END $$;
+CREATE FUNCTION vec.rot2(keep int) RETURNS text[][] LANGUAGE sql AS
+  $$ SELECT ARRAY[ARRAY['rotate', keep::text]] $$;
+CREATE FUNCTION vec.uni2(f cuckoofilter) RETURNS text[][] LANGUAGE sql AS
+  $$ SELECT ARRAY[ARRAY['union', f::text]] $$;
+-- growing filters grown about 100 times from a capacity of 2 and 3
+SELECT ops2('ops2_grow_fpr01', 'int8', cuckoo_create(2, 0.01, expansion => 2),
+            mix2(200) || uni2(cuckoo_add_array(cuckoo_create(2, 0.01, expansion => 2), ints(150, 260))));
+SELECT ops2('ops2_grow_fpr001', 'int8', cuckoo_create(3, 0.001, expansion => 2), mix2(250, 7));
+-- no kicks and few kicks: the victim slot and the splits that relieve it
+SELECT ops2('ops2_grow_kicks0', 'int8', cuckoo_create(4, 0.01, 4, NULL, 0, false, 2), mix2(120, 3));
+SELECT ops2('ops2_grow_kicks3_fpr3', 'int8', cuckoo_create(2, 0.3, 4, NULL, 3, false, 2), mix2(150, 11));
+-- rotated filters: g = 1 .. 3, values of older generations removed and seen again
+SELECT ops2('ops2_rotated_b4_f10', 'int8', cuckoo_create(400, 0.01, 4, 10),
+            mix2(40) || rot2(2) || mix2(40, 40) || mix2(15) || rot2(3) || mix2(40, 80) || mix2(20, 40)
+            || rot2(1) || mix2(30, 120) || rot2(4) || mix2(20, 150)
+            || uni2(cuckoo_rotate(cuckoo_rotate(cuckoo_rotate(cuckoo_rotate(
+                 cuckoo_add_array(cuckoo_create(400, 0.01, 4, 10), ints(1, 30)), 2), 3), 1), 4)));
+SELECT ops2('ops2_rotated_b2_f8', 'int8', cuckoo_create(200, 0.01, 2, 8),
+            mix2(30) || rot2(1) || mix2(30, 30) || mix2(10) || rot2(1) || mix2(30, 60));
+SELECT ops2('ops2_rotated_b8_f9', 'int8', cuckoo_create(300, 0.01, 8, 9),
+            mix2(40) || rot2(2) || mix2(40, 40) || rot2(2) || mix2(20, 80) || mix2(20));
+SELECT ops2('ops2_rotated_grow', 'int8', cuckoo_rotate(cuckoo_create(5, 0.01, expansion => 2), 2),
+            mix2(60) || rot2(2) || mix2(60, 60) || mix2(20) || rot2(3) || mix2(60, 120)
+            || uni2(cuckoo_rotate(cuckoo_rotate(cuckoo_rotate(
+                 cuckoo_add_array(cuckoo_create(5, 0.01, expansion => 2), ints(100, 160)), 2), 2), 3)));
+-- a rotated fixed filter with its victim slot in use: removes put it back
+SELECT ops2('ops2_rotated_full', 'int8', (r).filt,
+            ARRAY[ARRAY['remove', (ints(1, 1))[1]::text], ARRAY['remove', (ints(2, 2))[1]::text],
+                  ARRAY['remove', (ints(3, 3))[1]::text], ARRAY['remove', (ints(4, 4))[1]::text],
+                  ARRAY['add', '7'], ARRAY['add_if_absent', '7'], ARRAY['add_if_absent', (ints(5, 5))[1]::text]])
+  FROM (SELECT fill(cuckoo_rotate(cuckoo_add_array(cuckoo_create(30, 0.01, 2, 12), ints(1, 20)), 2), ints(21, 1000), true) r) s;
+-- text values, and an empty growing filter taking its kind from a union
+SELECT ops2('ops2_grow_text', 'text', cuckoo_create(5, 0.01, expansion => 2),
+            ARRAY(SELECT ARRAY[CASE WHEN i % 4 = 0 THEN 'remove' WHEN i % 3 = 0 THEN 'add_if_absent' ELSE 'add' END,
+                               'w' || (CASE WHEN i % 4 = 0 THEN i / 2 ELSE i END)] FROM generate_series(1, 150) i));
+SELECT ops2('ops2_union_into_empty', 'text', cuckoo_create(20, 0.01, expansion => 2),
+            uni2(cuckoo_add_array(cuckoo_create(20, 0.01, expansion => 2), ARRAY(SELECT 'u' || i FROM generate_series(1, 300) i)))
+            || ARRAY[ARRAY['remove', 'u7'], ARRAY['add', 'u7'], ARRAY['add', 'x']]);
+
+\o :dir/ops_v2.json
+SELECT json_build_object(
+  'about', 'format-version-2 filters: start filter (text form), then steps [operation, argument, filter after it or null]; operation add, add_if_absent, remove (argument: a value of type), rotate (argument: keep, cuckoo_rotate), union (argument: the other filter, cuckoo_union(f, other)); the filter after is given after every 10th step, every rotate and union, and the last',
+  'ops', json_agg(json_build_object('name', name, 'type', type, 'start', start, 'steps', steps) ORDER BY ord))
+FROM vo2;
+\o
+
 DROP SCHEMA vec CASCADE;

@@ -27,7 +27,7 @@ if [ "$made_on" != "$server" ]; then
   echo "# clients/vectors were made on PostgreSQL $made_on, this is $server: not regenerated"
 elif bash "$root/clients/vectors/generate.sh" "$fresh" >/dev/null 2>"$fresh/err"; then
   stale=""
-  for f in hashes filters ops unions agg invalid; do
+  for f in hashes filters ops unions agg invalid ops_v2; do
     grep -v '"generated_by"' "$fresh/$f.json" >"$fresh/$f.new"
     grep -v '"generated_by"' "$root/clients/vectors/$f.json" >"$fresh/$f.old"
     cmp -s "$fresh/$f.new" "$fresh/$f.old" || stale="$stale $f.json"

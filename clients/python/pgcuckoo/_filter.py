@@ -54,7 +54,7 @@ for _a in range(16):
 del _a, _b, _c, _d
 
 
-class FilterFullError(Exception):
+class FilterFullError(ValueError):
     """An item could not be stored (the SQL functions raise SQLSTATE 54000)."""
 
 
@@ -219,16 +219,16 @@ def _check_header(buf):
 
 @functools.lru_cache(maxsize=32)
 def _alt_table(c, k, f, b):
-    """Per fingerprint fp (index): (the alternate bucket's hashed quotient, the
-    bits its remainder is XORed with, fp repeated in each of the b fields);
-    shared by the filters of one shape."""
+    """Per fingerprint fp (at index fp - 1): (the alternate bucket's hashed
+    quotient, the bits its remainder is XORed with, fp repeated in each of the
+    b fields); shared by the filters of one shape."""
     rmask = (1 << k) - 1
     lo = sum(1 << (j * f) for j in range(b))
-    tab = [None] * (1 << f)
+    tab = [None] * ((1 << f) - 1)
     for fp in range(1, 1 << f):
         g = (fp * K_FP) & M64
         g ^= g >> 29
-        tab[fp] = ((((g & M32) * c) >> 32), (g >> 32) & rmask, fp * lo)
+        tab[fp - 1] = ((((g & M32) * c) >> 32), (g >> 32) & rmask, fp * lo)
     return tab
 
 
@@ -274,9 +274,8 @@ def _make_int_probe(flt):
                 h = xxh3(pack(value))
             except struct.error:
                 return general(flt, value)      # outside bigint: its error
-            fp = 1 + (((h & 0xFFFFFFFF) * fp_range) >> 32)
-            hq, rx, fpx = (tab or table())[fp]
-            q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+            hq, rx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+            q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
             r = (h >> 32) & rmask
             x = load(buf, 48 + ((q << k) | r) * Bb)[0] ^ fpx
             if (x - lo) & ~x & hi:
@@ -298,9 +297,8 @@ def _make_int_probe(flt):
             h = xxh3(pack(value))
         except struct.error:
             return general(flt, value)      # outside bigint: its error
-        fp = 1 + (((h & 0xFFFFFFFF) * fp_range) >> 32)
-        hq, rx, fpx = (tab or table())[fp]
-        q = ((((h * 0x9E3779B97F4A7C15) >> 32) & 0xFFFFFFFF) * c) >> 32
+        hq, rx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+        q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
         r = (h >> 32) & rmask
         pos = ((q << k) | r) * B
         x = (load(buf, 48 + (pos >> 3))[0] >> (pos & 7)) ^ fpx
@@ -896,8 +894,8 @@ class Filter:
         if not isinstance(other, Filter):
             raise TypeError("union takes a Filter")
         if other.version != VERSION:
-            from ._v2 import REFUSAL
-            raise ValueError(REFUSAL % "union")
+            from ._v2 import _shape_error
+            raise _shape_error(self, other)
         if not self._same_shape(other):
             raise ValueError("cannot union cuckoo filters of different shapes: %d buckets of %d "
                              "%d-bit fingerprints%s and %d buckets of %d %d-bit fingerprints%s"
@@ -933,6 +931,11 @@ class Filter:
                 if dst._union_key(src, vb, a, vfp) != OK:
                     raise FilterFullError("the union does not fit in a cuckoo filter of this shape")
         return dst
+
+    def rotate(self, keep):
+        """A new version-2 filter, as SQL cuckoo_rotate(f, keep) makes it (docs/FORMAT.md 13.8)."""
+        from ._v2 import rotate
+        return rotate(self, keep)
 
     # ---- validation (src/core/cf_validate.c cf_validate, after the header) ----
 

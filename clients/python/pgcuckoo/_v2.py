@@ -1,19 +1,22 @@
 """Format version 2 (docs/FORMAT.md section 13): growing and rotating filters.
 
-Read-only here: validation as strict as the server's (src/core/cf_v2.c,
-cf2_check_header and cf2_validate, the same rules in the same order with the
-same wording), lookups (contains, count), info and the two forms.  The
-changing operations (add, add_if_absent, remove, union) raise ValueError: a
-version-2 filter grows by splitting buckets, copies entries that run out of
-address bits, raises the generation of older matches on remove and re-homes
-entries on union, and none of that is ported; change such a filter in
-PostgreSQL.
+Validation as strict as the server's (src/core/cf_v2.c, cf2_check_header
+and cf2_validate: the same rules in the same order with the same wording),
+lookups (contains, count), info, the two forms, and the changes (add,
+add_if_absent, remove, union, rotate): a port of cf_v2.c step for step
+(growth by bucket splits with the copies of entries out of address bits,
+the kick walk and its victim, the remove rule and its generation raise,
+union's re-homing, rotation), so that a sequence of operations gives the
+bytes the server gives (docs/FORMAT.md 13.6 to 13.9).
 """
+import functools
+import math
 import struct
 
-from ._filter import (FLAG_VICTIM, K_BUCKET, K_FP, KIND_MAX, M32, M64, MAX_BYTES, MAX_FP_BITS,
-                      MAX_KICKS_LIMIT,
-                      MIN_FP_BITS, Filter, expected_fpr, split_buckets, _rd16, _rd32, _rd64)
+from ._filter import (EXISTS, FLAG_VICTIM, FULL, K_BUCKET, K_FP, KIND_MAX, M32, M64, MAX_BYTES,
+                      MAX_FP_BITS, MAX_KICKS_LIMIT, MIN_FP_BITS, OK, OK_STASHED, TOO_MANY_COPIES,
+                      Filter, FilterFullError, expected_fpr, kind_name, split_buckets, _Rng, _load64, _rd16,
+                      _rd32, _rd64, _rng_seed, _wr32, _wr64)
 from ._hash import KIND_ANY, KIND_OTHER, _pack_q, _xxh3
 
 VERSION_2 = 2
@@ -30,9 +33,6 @@ MANTISSA_LIMIT = 256
 OFF_TAIL_BITS, OFF_GEN_BITS = 10, 11
 OFF_VICTIM_BUCKET, OFF_VICTIM_SLOT = 40, 44
 OFF_MANTISSA, OFF_CUR_GEN, OFF_KEEP, OFF_INITIAL_BUCKETS, OFF_ENTRIES = 48, 50, 51, 52, 56
-
-REFUSAL = ("pgcuckoo reads format-version-2 filters (growing or rotated) but does not change "
-           "them: %s them in PostgreSQL")
 
 
 def _mask(n):
@@ -145,6 +145,23 @@ def check_header_2(buf):
         raise ValueError("a filter with entries must record the kind of value it holds")
 
 
+_INT_PROBE_MAX_F = 14      # the alternate-bucket table: 2^f entries
+_WORDS_MAX_BUCKETS = 1 << 14   # the list of bucket words (about 40 bytes a bucket): in cache
+
+
+@functools.lru_cache(maxsize=32)
+def _alt_table_2(c, f, lo):
+    """Per fingerprint fp (at index fp - 1): (the alternate bucket's hashed
+    quotient, the 32 bits the address word is XORed with, fp in every slot's
+    fingerprint field: fp * lo); shared by the filters of one shape."""
+    tab = [None] * ((1 << f) - 1)
+    for fp in range(1, 1 << f):
+        g = (fp * K_FP) & M64
+        g ^= g >> 29
+        tab[fp - 1] = ((((g & M32) * c) >> 32), g >> 32, fp * lo)
+    return tab
+
+
 def _make_int_probe(flt):
     """This filter's own contains(value) for ints, a closure over its constants.
 
@@ -155,13 +172,18 @@ def _make_int_probe(flt):
     borrows of a zero field only run upward, into the masked-off bits and the
     fields above, so the lowest zero field is always reported).  Only in a
     bucket with a matching fingerprint are the slots' tails compared (none
-    when t = 0); a victim goes to _contains_hash.  None for filters of other kinds (a version-2
-    filter is never changed here, so its kind is fixed).
+    when t = 0); a victim goes to _contains_hash.  When a bucket at any of
+    its bit offsets fits one 64-bit load (b * w plus the largest offset,
+    8 - gcd(b * w, 8), at most 64 bits) and f <= 14, the alternate bucket's
+    arithmetic comes from a per-shape table (_alt_table_2) and the bucket
+    from one struct load; else the general arithmetic.  Made anew after every
+    change of the filter (FilterV2._refresh): its constants are the
+    filter's geometry of the moment.  None for filters of other kinds.
     """
     if flt._buf[8] > 1 or flt._buf[9]:
         return None
     buf, general, slow = flt._buf, Filter.contains, flt._contains_hash
-    xxh3, pack = _xxh3, _pack_q
+    xxh3, pack, load = _xxh3, _pack_q, _load64
     c, k, base, split, rmask, fp_range = flt.c, flt.k, flt.base, flt.split, flt.rmask, flt.fp_range
     B, nb, hdr = flt.B, flt._nbytes, flt.hdr
     lo = sum(1 << (j * flt.w) for j in range(flt.b))
@@ -171,16 +193,177 @@ def _make_int_probe(flt):
     frombytes = int.from_bytes
 
     f, t, w, b, smask, tmask = flt.f, flt.t, flt.w, flt.b, flt._smask, flt._tmask
+    shifts = tuple(j * w for j in range(b))
 
     def tails(x, fp, ahi):
         # a slot of word x with fingerprint fp whose spare bits are ahi's
-        for j in range(b):
-            e = (x >> (j * w)) & smask
+        for sh in shifts:
+            e = x >> sh
             if (e & fp_range) == fp:
                 tail = (e >> f) & tmask
                 if not (tail ^ ahi) & ((1 << (tail.bit_length() - 1)) - 1):
                     return True
         return False
+
+    if f <= _INT_PROBE_MAX_F and flt.m <= _WORDS_MAX_BUCKETS:
+        # a small table: every bucket's word in a list (flt._words, kept up
+        # to date by the changes), made after m / 2 lookups: an index instead
+        # of a load
+        tab = []
+        words = flt._words
+        if words is None:
+            words = flt._words = []
+        narrow = B + 8 - math.gcd(B, 8) <= 64      # a bucket fits one 64-bit load
+        bmask = flt._bmask
+        m = flt.m
+        warm = m // 2 + 1
+
+        def table():
+            tab.extend(_alt_table_2(c, f, lo))
+            return tab
+
+        def word(i):
+            # bucket i's word, until the list of words is made: after m / 2
+            # lookups of this filter (the list costs about as much to make)
+            n = flt._lookups = flt._lookups + 1
+            if n == warm:
+                bucket = flt._bucket
+                words.extend([bucket(j) for j in range(m)])
+                return words[i]
+            pos = i * B
+            o = hdr + (pos >> 3)
+            if narrow:
+                return (load(buf, o)[0] >> (pos & 7)) & bmask
+            return (frombytes(buf[o:o + nb], "little") >> (pos & 7)) & bmask
+
+        def probe(value):
+            if type(value) is not int:
+                return general(flt, value)
+            try:
+                h = xxh3(pack(value))
+            except struct.error:
+                return general(flt, value)      # outside bigint: its error
+            hq, gx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+            a = h >> 32
+            # bits 32 .. 63 of the 64-bit product, times c, >> 32
+            q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
+            i = (a & rmask) * c + q
+            if i < split:
+                r = k + 1
+                if (a >> k) & 1:
+                    i += base
+            else:
+                r = k
+            x = words[i] if words else word(i)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                # the lowest flagged field is a true match: its tail first
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
+                    return True
+            q = hq - q
+            if q < 0:
+                q += c
+            a ^= gx
+            i = (a & rmask) * c + q
+            if i < split:
+                r = k + 1
+                if (a >> k) & 1:
+                    i += base
+            else:
+                r = k
+            x = words[i] if words else word(i)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
+                    return True
+            return victim and slow(h)
+        probe.__doc__ = general.__doc__
+        return probe
+
+    if f <= _INT_PROBE_MAX_F and B + 8 - math.gcd(B, 8) <= 64:
+        # a bucket at any of its bit offsets fits one 64-bit load
+        tab = []
+        aligned = B % 8 == 0            # every bucket starts on a byte
+        Bb = B >> 3
+        def table():
+            tab.extend(_alt_table_2(c, f, lo))
+            return tab
+
+        def probe(value):
+            if type(value) is not int:
+                return general(flt, value)
+            try:
+                h = xxh3(pack(value))
+            except struct.error:
+                return general(flt, value)      # outside bigint: its error
+            hq, gx, fpx = (tab or table())[((h & 0xFFFFFFFF) * fp_range) >> 32]   # fp - 1
+            a = h >> 32
+            # bits 32 .. 63 of the 64-bit product, times c, >> 32
+            q = (((h * 0x9E3779B97F4A7C15) & 0xFFFFFFFF00000000) * c) >> 64
+            i = (a & rmask) * c + q
+            if i < split:
+                r = k + 1
+                if (a >> k) & 1:
+                    i += base
+            else:
+                r = k
+            if aligned:
+                x = load(buf, hdr + i * Bb)[0]
+            else:
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                # the lowest flagged field is a true match: its tail first
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
+                    return True
+            q = hq - q
+            if q < 0:
+                q += c
+            a ^= gx
+            i = (a & rmask) * c + q
+            if i < split:
+                r = k + 1
+                if (a >> k) & 1:
+                    i += base
+            else:
+                r = k
+            if aligned:
+                x = load(buf, hdr + i * Bb)[0]
+            else:
+                pos = i * B
+                x = load(buf, hdr + (pos >> 3))[0] >> (pos & 7)
+            y = (x ^ fpx) & fmask
+            z = (y - lo) & ~y & hi
+            if z:
+                if not t:
+                    return True
+                tail = (x >> (z & -z).bit_length()) & tmask
+                if not (tail ^ (a >> r)) & ((1 << (tail.bit_length() - 1)) - 1):
+                    return True
+                if tails(x, fpx & fp_range, a >> r):
+                    return True
+            return victim and slow(h)
+        probe.__doc__ = general.__doc__
+        return probe
 
     def probe(value):
         if type(value) is not int:
@@ -226,10 +409,550 @@ def _make_int_probe(flt):
     return probe
 
 
-class FilterV2(Filter):
-    """A format-version-2 cuckoofilter value (growing or rotated): read-only."""
+# ---------------------------------------------------------------------------
+# Changing a version-2 filter: a port of src/core/cf_v2.c (cf2_insert,
+# cf2_insert_if_absent, cf2_remove, cf2_union_into, cf_rotate and their
+# helpers), step for step, so that a sequence of operations gives the bytes
+# the server gives (docs/FORMAT.md 13.6 to 13.9).
+# ---------------------------------------------------------------------------
+
+SPLIT_NUM, SPLIT_DEN = 9, 10        # split while 10 (entries + extra) > 9 b m
+MAX_KEEP = 255
+
+
+class _Mut:
+    """The changing operations, mixed into FilterV2 (self: a FilterV2)."""
+
+    __slots__ = ()
+
+    # ---- header fields ----
+
+    def _set_entries(self, v):
+        _wr64(self._buf, OFF_ENTRIES, v)
+
+    def _set_items(self, v):
+        _wr64(self._buf, 24, v)
+
+    def _gi(self, x):
+        return _rd64(self._buf, HEADER_SIZE_2 + 8 * x)
+
+    def _set_gi(self, x, v):
+        _wr64(self._buf, HEADER_SIZE_2 + 8 * x, v)
+
+    def _item_added(self, gen):
+        self._set_items(self.items + 1)
+        if self.g:
+            self._set_gi(gen, self._gi(gen) + 1)
+
+    def _item_removed(self, gen):
+        """One item fewer, stored in generation gen; when that generation's
+        count is 0 the nearest younger, then older one pays (cf_v2.c)."""
+        items = self.items
+        if items == 0:
+            return
+        self._set_items(items - 1)
+        if self.g:
+            gm = self._gmask
+            cur = self._buf[OFF_CUR_GEN]
+            age = (cur - gen) & gm
+            for d in range(gm + 1):
+                a = age - d if d <= age else d
+                x = (cur - a) & gm
+                n = self._gi(x)
+                if n > 0:
+                    self._set_gi(x, n - 1)
+                    return
+
+    # ---- slots ----
+
+    def _rd(self, i, j):
+        pos = i * self.B + j * self.w
+        o = self.hdr + (pos >> 3)
+        return (int.from_bytes(self._buf[o:o + 5], "little") >> (pos & 7)) & self._smask
+
+    def _wr(self, i, j, e):
+        pos = i * self.B + j * self.w
+        o = self.hdr + (pos >> 3)
+        sh = pos & 7
+        buf = self._buf
+        cur = int.from_bytes(buf[o:o + 5], "little")
+        cur = (cur & ~(self._smask << sh)) | (e << sh)
+        buf[o:o + 5] = cur.to_bytes(5, "little")
+        if self._words:
+            self._words[i] = self._bucket(i)
+
+    def _gen(self, e):
+        return (e >> (self.f + self.t)) & self._gmask if self.g else 0
+
+    def _s(self, e):
+        return _log2((e >> self.f) & self._tmask)
+
+    def _age(self, e):
+        return (self._buf[OFF_CUR_GEN] - self._gen(e)) & self._gmask
+
+    def _with_gen(self, e, gen):
+        if not self.g:
+            return e
+        sh = self.f + self.t
+        return (e & ~(self._gmask << sh)) | (gen << sh)
+
+    def _make_slot(self, fp, a, L, res, gen):
+        """The entry of a value whose low L address bits are a, for a bucket of resolution res."""
+        tail = 0
+        t = self.t
+        if t:
+            s = L - res
+            if s > t - 1:
+                s = t - 1
+            tail = (1 << s) | ((a >> res) & _mask(s))
+        return fp | (tail << self.f) | ((gen << (self.f + t)) if self.g else 0)
+
+    def _slot_alt(self, i, e):
+        """(bucket, entry as stored there) of entry e of bucket i in its other
+        bucket; None when e knows too few address bits to name it."""
+        fp = e & self.fp_range
+        a, L = self._known(i, e)
+        c = self.c
+        q = i % c
+        G = (fp * K_FP) & M64
+        G ^= G >> 29
+        hq = ((G & M32) * c) >> 32
+        q2 = hq - q if hq >= q else hq + c - q
+        a2 = (a ^ (G >> 32)) & _mask(L)
+        j0 = (a2 & self.rmask) * c + q2
+        res2 = self.k
+        if j0 < self.split:
+            if L < self.k + 1:
+                return None
+            res2 = self.k + 1
+            j0 += ((a2 >> self.k) & 1) * self.base
+        return j0, self._make_slot(fp, a2, L, res2, self._gen(e))
+
+    def _place(self, i, e):
+        for j, x in enumerate(self._slots(i)):
+            if x == 0:
+                self._wr(i, j, e)
+                return True
+        return False
+
+    def _set_victim(self, i, e):
+        self._buf[7] |= FLAG_VICTIM
+        _wr32(self._buf, OFF_VICTIM_BUCKET, i)
+        _wr32(self._buf, OFF_VICTIM_SLOT, e)
+
+    def _clear_victim(self):
+        self._buf[7] &= ~FLAG_VICTIM & 0xFF
+        _wr32(self._buf, OFF_VICTIM_BUCKET, 0)
+        _wr32(self._buf, OFF_VICTIM_SLOT, 0)
+
+    def _store(self, i, e, seed):
+        """v2_store: e into bucket i, its alternate, else by a kick walk whose
+        last entry in hand goes to the (free) victim slot; True if in the table."""
+        if self._place(i, e):
+            return True
+        alt = self._slot_alt(i, e)
+        if alt is not None and self._place(alt[0], alt[1]):
+            return True
+        rng = _Rng(_rng_seed(seed & M64, ((i << 32) | e) & M64))
+        cur, ce = i, e
+        if alt is not None and rng.next() & 1:
+            cur, ce = alt
+        b = self.b
+        for _ in range(1, self.max_kicks):
+            j0 = (rng.next() >> 32) & (b - 1)
+            moved = False
+            for d in range(b):
+                slot = (j0 + d) & (b - 1)
+                nx = self._slot_alt(cur, self._rd(cur, slot))
+                if nx is None:
+                    continue
+                self._wr(cur, slot, ce)
+                cur, ce = nx
+                moved = True
+                break
+            if not moved:
+                break
+            if self._place(cur, ce):
+                return True
+        self._set_victim(cur, ce)
+        return False
+
+    def _victim_try_direct(self):
+        v = self._victim()
+        if v is None:
+            return
+        vb, ve = v
+        if self._place(vb, ve):
+            self._clear_victim()
+            return
+        alt = self._slot_alt(vb, ve)
+        if alt is not None and self._place(alt[0], alt[1]):
+            self._clear_victim()
+
+    def _victim_retry(self):
+        v = self._victim()
+        if v is None:
+            return
+        self._clear_victim()
+        self._store(v[0], v[1], self.entries ^ self.items)
+
+    # ---- growth (linear hashing) ----
+
+    def _set_geometry(self):
+        c, m = self.c, self.m
+        k = 0
+        while (c << (k + 1)) <= m:
+            k += 1
+        self.k = k
+        self.base = c << k
+        self.split = m - self.base
+        self.rmask = _mask(k)
+
+    def _split_forms(self, e, p, j):
+        tail = (e >> self.f) & self._tmask
+        s = _log2(tail)
+        if s == 0:
+            return ((p, e), (j, e))
+        keepmask = self.fp_range | ((self._gmask << (self.f + self.t)) if self.g else 0)
+        fm = (e & keepmask) | (((1 << (s - 1)) | ((tail ^ (1 << s)) >> 1)) << self.f)
+        return ((j if tail & 1 else p, fm),)
+
+    def _split(self):
+        """Splits bucket p: the copies it made, or None (nothing changed)."""
+        m, b, w, g = self.m, self.b, self.w, self.g
+        newlen = total_bytes_2(m + 1, b, w, g)
+        if not self.grows or newlen > MAX_BYTES or m + 1 > M32:
+            return None
+        p, j = self.split, m
+        v = self._victim()
+        if v is not None and v[0] == p and self._s(v[1]) == 0:
+            if all(self._s(x) == 0 for x in self._slots(p)):
+                return None
+        buf = self._buf
+        buf.extend(bytes(newlen - len(buf)))
+        if self._words:
+            self._words.append(0)           # bucket j, empty
+        old = self._slots(p)
+        for x in range(b):
+            self._wr(p, x, 0)
+        self.m = m + 1
+        _wr32(buf, 16, self.m)
+        self._set_geometry()
+        copies = 0
+        for e in old:
+            if e == 0:
+                continue
+            forms = self._split_forms(e, p, j)
+            for bk, fm in forms:
+                self._place(bk, fm)
+            if len(forms) == 2:
+                self._set_entries(self.entries + 1)
+                copies += 1
+        if v is not None and v[0] == p:
+            self._clear_victim()
+            forms = self._split_forms(v[1], p, j)
+            if len(forms) == 2:
+                self._set_entries(self.entries + 1)
+            walk = None
+            for y, (bk, fm) in enumerate(forms):
+                if not self._place(bk, fm):
+                    walk = y
+            if walk is not None:
+                self._store(forms[walk][0], forms[walk][1], self.entries)
+        else:
+            self._victim_try_direct()
+        return copies
+
+    def _max_buckets(self):
+        fixed = self.hdr + 8
+        if MAX_BYTES <= fixed:
+            return 0
+        return ((MAX_BYTES - fixed) // 8 * 64) // (self.b * self.w)
+
+    def _over_load(self, extra):
+        return (self.entries + extra) * SPLIT_DEN > SPLIT_NUM * self.b * self.m
+
+    def _grow(self, extra):
+        """v2_grow: splits until extra more entries keep the load at 0.90."""
+        if not self.grows or not self._over_load(extra):
+            return
+        credit = done = 0
+        budget = self.m + 1
+        while budget > 0 and self._over_load(extra):
+            copies = self._split()
+            if copies is None:
+                break
+            done += 1
+            credit += SPLIT_NUM * self.b - SPLIT_DEN * copies
+            if done >= 8 and credit <= 0:
+                break
+            budget -= 1
+
+    def _relieve(self):
+        """v2_relieve: after a walk left the victim, split more buckets retrying it."""
+        m = self.m
+        small = m if m < 256 else 256
+        extra = m // 8 if m // 8 > small else small
+        if self.max_kicks < 8:
+            extra = 2 * m
+        limit = m + extra + 1
+        n = 0
+        while self._buf[7] & FLAG_VICTIM and self.m < limit:
+            if self._split() is None:
+                break
+            n += 1
+            if (n & (n - 1)) == 0:
+                self._victim_retry()
+        if self._buf[7] & FLAG_VICTIM:
+            self._victim_retry()
+
+    # ---- items ----
+
+    def _pair_only_fp(self, i1, i2, fp):
+        fr = self.fp_range
+        n = sum(1 for e in self._slots(i1) if (e & fr) == fp)
+        if i2 == i1:
+            return n == self.b
+        n += sum(1 for e in self._slots(i2) if (e & fr) == fp)
+        return n == 2 * self.b
+
+    def _insert_hash(self, h):
+        self._grow(1)
+        fp, q, a, q2, a2 = self._parts(h)
+        i1, r1 = self._locate2(q, a)
+        i2, r2 = self._locate2(q2, a2)
+        gen = self._buf[OFF_CUR_GEN]
+        e1 = self._make_slot(fp, a, ADDR_BITS, r1, gen)
+        e2 = self._make_slot(fp, a2, ADDR_BITS, r2, gen)
+        if self._place(i1, e1) or (i2 != i1 and self._place(i2, e2)):
+            self._set_entries(self.entries + 1)
+            self._item_added(gen)
+            return OK
+        if self._pair_only_fp(i1, i2, fp):
+            return TOO_MANY_COPIES
+        if self._buf[7] & FLAG_VICTIM:
+            if (not self.grows or self.m >= self._max_buckets()
+                    or total_bytes_2(self.m + 1, self.b, self.w, self.g) > MAX_BYTES):
+                return FULL
+            self._relieve()
+            if self._buf[7] & FLAG_VICTIM:
+                return FULL
+            return self._insert_hash(h)
+        self._set_entries(self.entries + 1)
+        self._item_added(gen)
+        seed = h ^ self.items
+        placed = self._store(i2, e2, seed) if h & 1 else self._store(i1, e1, seed)
+        if not placed and self.grows:
+            self._relieve()
+        return OK_STASHED if self._buf[7] & FLAG_VICTIM else OK
+
+    def _sides(self, h):
+        fp, q, a, q2, a2 = self._parts(h)
+        i1, r1 = self._locate2(q, a)
+        i2, r2 = self._locate2(q2, a2)
+        return fp, (i1, i2), (r1, r2), (a >> r1, a2 >> r2)
+
+    def _insert_if_absent_hash(self, h):
+        if self.g == 0:
+            return EXISTS if self._contains_hash(h) else self._insert_hash(h)
+        fp, bi, r, ahi = self._sides(h)
+        v = self._victim()
+        found = False
+        oldest = 0
+        match, age = self._match, self._age
+        for side in (0, 1):
+            for e in self._slots(bi[side]):
+                if e == 0 or not match(e, fp, ahi[side]):
+                    continue
+                if age(e) == 0:
+                    return EXISTS
+                found = True
+                oldest = max(oldest, age(e))
+            if v is not None and v[0] == bi[side] and match(v[1], fp, ahi[side]):
+                if age(v[1]) == 0:
+                    return EXISTS
+                found = True
+                oldest = max(oldest, age(v[1]))
+        if not found:
+            return self._insert_hash(h)
+        cur = self._buf[OFF_CUR_GEN]
+        for side in (0, 1):
+            for j, e in enumerate(self._slots(bi[side])):
+                if e != 0 and match(e, fp, ahi[side]):
+                    self._wr(bi[side], j, self._with_gen(e, cur))
+            if v is not None and v[0] == bi[side] and match(v[1], fp, ahi[side]):
+                # (the victim is re-read: the first side may have raised it)
+                ve = _rd32(self._buf, OFF_VICTIM_SLOT)
+                _wr32(self._buf, OFF_VICTIM_SLOT, self._with_gen(ve, cur))
+        if self.items > 0:
+            self._item_removed((cur - oldest) & self._gmask)
+            self._item_added(cur)
+        return EXISTS
+
+    def _remove_hash(self, h):
+        fp, bi, r, ahi = self._sides(h)
+        match, age = self._match, self._age
+        t = self.t
+        best_b = best_j = -1
+        bestL = bestage = 0
+        best_victim = False
+        for side in (0, 1):
+            for j, e in enumerate(self._slots(bi[side])):
+                if e == 0 or not match(e, fp, ahi[side]):
+                    continue
+                L = r[side] + (self._s(e) if t else 0)
+                ag = age(e)
+                if best_b < 0 or L > bestL or (L == bestL and ag > bestage):
+                    best_b, best_j, bestL, bestage = side, j, L, ag
+        v = self._victim()
+        vic = v is not None
+        if vic:
+            vb, ve = v
+            for side in (0, 1):
+                if vb != bi[side] or not match(ve, fp, ahi[side]):
+                    continue
+                L = r[side] + (self._s(ve) if t else 0)
+                ag = age(ve)
+                if (best_b < 0 and not best_victim) or L > bestL or (L == bestL and ag > bestage):
+                    best_victim, bestL, bestage = True, L, ag
+                break
+        if best_b < 0 and not best_victim:
+            return False
+
+        def victim_matches():
+            return ((vb == bi[0] and match(ve, fp, ahi[0]))
+                    or (vb == bi[1] and match(ve, fp, ahi[1])))
+
+        oldest = bestage
+        for side in (0, 1):
+            for e in self._slots(bi[side]):
+                if e != 0 and match(e, fp, ahi[side]) and age(e) > oldest:
+                    oldest = age(e)
+        if vic and age(ve) > oldest and victim_matches():
+            oldest = age(ve)
+        if best_victim:
+            gen = self._gen(ve)
+            self._clear_victim()
+            vic = False
+        else:
+            gen = self._gen(self._rd(bi[best_b], best_j))
+            self._wr(bi[best_b], best_j, 0)
+        self._set_entries(self.entries - 1)
+        self._item_removed((self._buf[OFF_CUR_GEN] - oldest) & self._gmask)
+        if self.g:
+            for side in (0, 1):
+                for j, e in enumerate(self._slots(bi[side])):
+                    if e != 0 and match(e, fp, ahi[side]) and age(e) > bestage:
+                        self._wr(bi[side], j, self._with_gen(e, gen))
+            if vic and age(ve) > bestage and victim_matches():
+                _wr32(self._buf, OFF_VICTIM_SLOT, self._with_gen(ve, gen))
+        if vic:
+            self._victim_retry()
+        return True
+
+    # ---- rotation ----
+
+    def _rotate_in_place(self, keep):
+        gm = self._gmask
+        cur = (self._buf[OFF_CUR_GEN] + 1) & gm
+        items = self.items
+        self._buf[OFF_CUR_GEN] = cur
+        self._buf[OFF_KEEP] = keep
+        entries = self.entries
+        for i in range(self.m):
+            for j, e in enumerate(self._slots(i)):
+                if e != 0 and self._age(e) >= keep:
+                    self._wr(i, j, 0)
+                    entries -= 1
+        v = self._victim()
+        if v is not None and self._age(v[1]) >= keep:
+            self._clear_victim()
+            entries -= 1
+        self._set_entries(entries)
+        for x in range(gm + 1):
+            if ((cur - x) & gm) >= keep:
+                items -= self._gi(x)
+                self._set_gi(x, 0)
+        for age in range(keep - 1, -1, -1):
+            if items <= entries:
+                break
+            x = (cur - age) & gm
+            cut = min(items - entries, self._gi(x))
+            self._set_gi(x, self._gi(x) - cut)
+            items -= cut
+        self._set_items(items)
+        self._victim_retry()
+
+    # ---- re-homing (union) ----
+
+    def _rehome(self, fp, a, L, gen, q, want, added, first):
+        """Stores the entry knowing the low L bits a of its address (mantissa
+        q) in every bucket those bits cannot tell apart; with want > 0 a bucket
+        already holding want identical slots gets none.  False when it would
+        need the victim slot while that is taken."""
+        i0 = (a & self.rmask) * self.c + q
+        res = self.k + (1 if i0 < self.split else 0)
+        if L < res:
+            lo = a & _mask(L)
+            return (self._rehome(fp, lo, L + 1, gen, q, want, added, first)
+                    and self._rehome(fp, lo | (1 << L), L + 1, gen, q, want, added, False))
+        i = i0 + (((a >> self.k) & 1) * self.base if res > self.k else 0)
+        e = self._make_slot(fp, a, L, res, gen)
+        n = want if want else 1
+        have = 0
+        if want:
+            have = self._slots(i).count(e)
+            v = self._victim()
+            if v is not None and v[0] == i and v[1] == e:
+                have += 1
+        while have < n:
+            self._grow(1)
+            if i >= self.m or self._res(i) != res:
+                return self._rehome(fp, a, L, gen, q, n - have, added, first)
+            self._set_entries(self.entries + 1)
+            if first:
+                added[0] += 1
+            if not self._place(i, e):
+                if self._buf[7] & FLAG_VICTIM:
+                    alt = self._slot_alt(i, e)
+                    if alt is None or not self._place(alt[0], alt[1]):
+                        self._set_entries(self.entries - 1)
+                        if first:
+                            added[0] -= 1
+                        return False
+                elif not self._store(i, e, self.entries ^ (i << 20)) and self.grows:
+                    self._relieve()
+            have += 1
+        return True
+
+    def _pour(self, src):
+        v = src._victim()
+        fr = src.fp_range
+        for i in range(src.m):
+            s = [e for e in src._slots(i) if e]
+            if v is not None and v[0] == i:
+                s.append(v[1])
+            for x, e in enumerate(s):
+                if e in s[:x]:
+                    continue
+                want = s[x:].count(e)
+                a, L = src._known(i, e)
+                added = [0]
+                gen = src._gen(e)
+                if not self._rehome(e & fr, a, L, gen, i % src.c, want, added, True):
+                    return False
+                for _ in range(added[0]):
+                    self._item_added(gen)
+        return True
+
+
+class FilterV2(_Mut, Filter):
+    """A format-version-2 cuckoofilter value (growing or rotated).  The
+    changing methods return a new filter (or, *_in_place, change this one)."""
 
     version = VERSION_2
+    _words = None          # the bucket words of the integer lookup (_make_int_probe)
+    _lookups = 0           # its lookups while it has no list of words
 
     def __init__(self, buf):
         # buf: a bytearray that has passed check_header_2
@@ -421,34 +1144,114 @@ class FilterV2(Filter):
                  + bin(self._matches(i2, fp, a2 >> r2)).count("1"))
         return n + (1 if self._victim_matches(fp, a, a2, i1, r1, i2, r2) else 0)
 
-    # ---- changes: refused ----
+    # ---- changes (docs/FORMAT.md 13.6 to 13.9; the port is _Mut above) ----
 
-    def _refuse(self, what):
-        raise ValueError(REFUSAL % what)
+    def _refresh(self):
+        """After a change: the geometry from the header, and this filter's own
+        contains made anew (its constants, the kind and the victim flag may
+        have changed)."""
+        self.m = _rd32(self._buf, 16)
+        self._set_geometry()
+        self.__dict__.pop("contains", None)
+        probe = _make_int_probe(self)
+        if probe is not None:
+            self.contains = probe
+
+    def _in_place(self, fn, *args):
+        """fn(*args) on this filter; on an error the filter is as it was."""
+        saved = bytes(self._buf)
+        try:
+            return fn(*args)
+        except BaseException:
+            self._buf[:] = saved
+            self._words = None
+            raise
+        finally:
+            self._refresh()
+
+    def _status_error(self, st):
+        if st == FULL:
+            items, vic = self.items, self.victim_used
+            return FilterFullError(
+                "cuckoo filter is full: it holds %d items: %d buckets of %d entries (load factor "
+                "%.3f)%s; its rated capacity is %d"
+                % (items, self.m, self.b, (items - (1 if vic else 0)) / (self.m * self.b),
+                   " and the one-entry victim slot" if vic else "", self.capacity))
+        return FilterFullError("value was added to the cuckoo filter too many times: a filter "
+                               "with bucket size %d holds at most %d copies of one value"
+                               % (self.b, 2 * self.b))
+
+    def _add(self, value, if_absent):
+        kind, h = self._hash_for(value)
+        if self.kind == KIND_ANY:
+            self._buf[8:10] = kind.to_bytes(2, "little")
+        st = self._insert_if_absent_hash(h) if if_absent else self._insert_hash(h)
+        if st in (FULL, TOO_MANY_COPIES):
+            raise self._status_error(st)
+        return st
+
+    def _remove(self, value):
+        kind, h = self._hash_for(value)
+        if self.kind == KIND_ANY:
+            return False
+        return self._remove_hash(h)
 
     def add(self, value):
-        self._refuse("add")
+        """A new filter with one more occurrence of value (SQL cuckoo_add); a
+        growing filter grows as the server's does."""
+        g = self._copy()
+        try:
+            g._add(value, False)
+        finally:
+            g._refresh()
+        return g
 
     def add_if_absent(self, value):
-        self._refuse("add")
+        """A new filter with value added unless already reported (SQL
+        cuckoo_add_if_absent; with generations, a value found only in older
+        generations is moved to the current one)."""
+        g = self._copy()
+        try:
+            g._add(value, True)
+        finally:
+            g._refresh()
+        return g
 
     def remove(self, value):
-        self._refuse("remove")
+        """A new filter with one occurrence of value removed (SQL cuckoo_remove)."""
+        g = self._copy()
+        g._remove(value)
+        g._refresh()
+        return g
 
     def add_in_place(self, value):
-        self._refuse("add")
+        """Adds value to this filter; raises FilterFullError (filter unchanged) if it cannot."""
+        self._in_place(self._add, value, False)
 
     def add_if_absent_in_place(self, value):
-        self._refuse("add")
+        """add_if_absent on this filter; returns whether an entry was stored
+        (False also when a value of an older generation was moved to the current one)."""
+        return self._in_place(self._add, value, True) != EXISTS
 
     def remove_in_place(self, value):
-        self._refuse("remove")
+        """Removes one occurrence of value; returns whether one was found."""
+        return self._in_place(self._remove, value)
 
     def union(self, other):
-        self._refuse("union")
+        """A new filter holding the items of both (SQL cuckoo_union): the
+        entries of other re-homed into a copy of this one, which grows as
+        needed; both must have one creation shape and one rotation state."""
+        if not isinstance(other, Filter):
+            raise TypeError("union takes a Filter")
+        return _union(self, other)
+
+    def rotate(self, keep):
+        """A new filter, as SQL cuckoo_rotate(f, keep) makes it (docs/FORMAT.md 13.8)."""
+        return rotate(self, keep)
 
     def _copy(self):
         return FilterV2(bytearray(self._buf))
+
 
     # ---- validation (cf2_validate, after the header) ----
 
@@ -524,3 +1327,147 @@ class FilterV2(Filter):
         if count != self.entries:
             raise ValueError("entry count %d disagrees with the %d occupied slots"
                              % (self.entries, count))
+
+
+# ---- union and rotation (module level: a version-1 Filter uses them too) ----
+
+def _info_of(flt):
+    """(version, expansion, tail bits, initial buckets, g, cur_gen, keep) as cf_get_info has them."""
+    if flt.version != VERSION_2:
+        return VERSION_2 - 1, 0, 0, flt.m, 0, 0, 0
+    buf = flt._buf
+    return (VERSION_2, 2 if flt.grows else 0, flt.t, _rd32(buf, OFF_INITIAL_BUCKETS), flt.g,
+            buf[OFF_CUR_GEN], buf[OFF_KEEP])
+
+
+def _shape_error(a, o):
+    """The server's refusal to union a and o (filter_report_status, CF_SHAPE_MISMATCH,
+    when either is version 2)."""
+    va, ea, ta, ma, ga, ca, ka = _info_of(a)
+    vo, eo, to, mo, go, co, ko = _info_of(o)
+    if ea == eo and a.b == o.b and a.f == o.f and ta == to and a.c == o.c and a.capacity == o.capacity:
+        def state(g, cur, keep):
+            if keep == 0:
+                return "was never rotated"
+            return "is in generation %d of %d-bit tags, rotated last with keep %d" % (cur, g, keep)
+        return ValueError("cannot union cuckoo filters that were not rotated in step: the first "
+                          "%s; the second %s" % (state(ga, ca, ka), state(go, co, ko)))
+
+    def what(v, e):
+        return "growing" if e else ("fixed, rotated" if v >= VERSION_2 else "fixed")
+    return ValueError(
+        "cannot union cuckoo filters of different shapes: the first is %s: %d-bit fingerprints, "
+        "%d tail bits, created with %d buckets for capacity %d; the second is %s: %d-bit "
+        "fingerprints, %d tail bits, created with %d buckets for capacity %d"
+        % (what(va, ea), a.f, ta, ma, a.capacity, what(vo, eo), o.f, to, mo, o.capacity))
+
+
+def _union(a, o):
+    """cuckoo_union(a, o) with a of version 2 (cf2_union_into on a copy of a)."""
+    if (o.version != VERSION_2 or a.b != o.b or a.f != o.f or a.t != o.t or a.g != o.g
+            or a.c != o.c or a.grows != o.grows or a.capacity != o.capacity
+            or a._buf[OFF_CUR_GEN] != o._buf[OFF_CUR_GEN] or a._buf[OFF_KEEP] != o._buf[OFF_KEEP]):
+        raise _shape_error(a, o)
+    dk, sk = a.kind, o.kind
+    if sk != KIND_ANY and dk != KIND_ANY and (sk != dk or a.type_tag != o.type_tag):
+        raise TypeError("cannot union a cuckoo filter of %s values with one of %s values"
+                        % (kind_name(dk), kind_name(sk)))
+    dst = a._copy()
+    if dk == KIND_ANY and o.entries > 0:
+        dst._buf[8:10] = sk.to_bytes(2, "little")
+        _wr32(dst._buf, 12, o.type_tag)
+    try:
+        ok = dst._pour(o)
+    finally:
+        dst._refresh()
+    if not ok:
+        if dst.grows:
+            raise FilterFullError(
+                "the union does not fit in a cuckoo filter of this shape: the growing filter has "
+                "%d buckets of %d entries and could not grow further: it reached the size limit, "
+                "or the next bucket to split holds only copies that know no spare address bit"
+                % (dst.m, dst.b))
+        raise FilterFullError("the union does not fit in a cuckoo filter of this shape: the "
+                              "filter has %d buckets of %d entries" % (dst.m, dst.b))
+    return dst
+
+
+def _rotate_gen_bits(g, keep):
+    while (1 << g) <= keep:
+        g += 1
+    return g
+
+
+def rotate(src, keep):
+    """SQL cuckoo_rotate(src, keep) (cf_rotate): a new version-2 filter in
+    the next generation, the generations older than the last keep dropped; a
+    version-1 filter (or one with too few generation bits) is rewritten
+    first with the generation bits keep needs (docs/FORMAT.md 13.8)."""
+    if type(keep) is not int or not 1 <= keep <= MAX_KEEP:
+        raise ValueError("keep must be between 1 and %d, not %s" % (MAX_KEEP, keep))
+    v2 = src.version == VERSION_2
+    t = src.t if v2 else 0
+    sg = src.g if v2 else 0
+    g = _rotate_gen_bits(sg, keep)
+    if src.f + t + g > 32:
+        raise ValueError("cannot rotate a filter of %d-bit fingerprints%s with keep %d: keeping "
+                         "%d generations takes %d tag bits per entry, and an entry holds at most "
+                         "32 bits" % (src.f, " and %d tail bits" % t if t else "", keep, keep, g))
+    total = total_bytes_2(src.m, src.b, src.f + t + g, g)
+    if total > MAX_BYTES:
+        raise ValueError("the rotated filter would be larger than %d bytes: rotation adds "
+                         "generation tags to every entry" % MAX_BYTES)
+    if v2 and g == sg:
+        d = FilterV2(bytearray(src._buf))
+    else:
+        h = bytearray(total)
+        sb = src._buf
+        h[0:4] = sb[0:4]
+        h[4] = VERSION_2
+        h[5], h[6] = src.b, src.f
+        h[7] = FLAG_GROWS if v2 and src.grows else 0
+        h[8:10] = sb[8:10]
+        h[OFF_TAIL_BITS], h[OFF_GEN_BITS] = t, g
+        h[12:16] = sb[12:16]                      # type tag
+        _wr32(h, 16, src.m)
+        h[20:24] = sb[20:24]                      # max kicks
+        h[24:32] = sb[24:32]                      # items
+        h[32:40] = sb[32:40]                      # capacity
+        h[OFF_MANTISSA:OFF_MANTISSA + 2] = src.c.to_bytes(2, "little")
+        if v2:
+            h[OFF_CUR_GEN], h[OFF_KEEP] = sb[OFF_CUR_GEN], sb[OFF_KEEP]
+            h[OFF_INITIAL_BUCKETS:OFF_INITIAL_BUCKETS + 4] = sb[OFF_INITIAL_BUCKETS:OFF_INITIAL_BUCKETS + 4]
+            h[OFF_ENTRIES:OFF_ENTRIES + 8] = sb[OFF_ENTRIES:OFF_ENTRIES + 8]
+        else:
+            _wr32(h, OFF_INITIAL_BUCKETS, src.m)
+            h[OFF_ENTRIES:OFF_ENTRIES + 8] = sb[24:32]
+        d = FilterV2(h)
+        dg = _mask(g)
+        if v2:
+            cur = sb[OFF_CUR_GEN]
+            for age in range(src._gmask + 1):
+                d._set_gi((cur - age) & dg,
+                          src._gi((cur - age) & src._gmask) if sg else (src.items if age == 0 else 0))
+            keepbits = src.fp_range | (src._tmask << src.f)
+            sh = d.f + d.t
+            for i in range(src.m):
+                for j, e in enumerate(src._slots(i)):
+                    if e:
+                        d._wr(i, j, (e & keepbits) | (((cur - src._age(e)) & dg) << sh))
+            v = src._victim()
+            if v is not None:
+                d._set_victim(v[0], (v[1] & keepbits) | (((cur - src._age(v[1])) & dg) << sh))
+        else:
+            d._set_gi(0, src.items)
+            c, k, rmask = src.c, src.k, src.rmask
+            for i in range(src.m):
+                ni = (i & rmask) * c + (i >> k)
+                for j, e in enumerate(src._read(i)):
+                    if e:
+                        d._wr(ni, j, e)
+            if src.victim_used:
+                vb = _rd32(sb, 40)
+                d._set_victim((vb & rmask) * c + (vb >> k), _rd32(sb, 44))
+    d._rotate_in_place(keep)
+    d._refresh()
+    return d

@@ -212,3 +212,128 @@ def test_integer_fast_path_agrees(b, f):
     for i in range(n):
         assert flt.remove_in_place(i * 7919)
     assert not any(flt.contains(i * 7919) for i in range(n))
+
+
+def _v2_filters():
+    """Version-2 integer filters of several shapes: growing (narrow buckets,
+    split pointer inside a round), rotated from version 1 with b = 2, 4, 8 and
+    f up to 16 (wide buckets, no alternate-bucket table), one full."""
+    from vectors import load
+    out = []
+    for vec in load("filters")["filters"]:
+        if vec["info"]["format_version"] == 2 and vec["type"] == "int8":
+            out.append((vec["name"], Filter.from_text(vec["text"])))
+    for b, f in ((2, 9), (4, 10), (4, 15), (4, 16), (8, 6), (8, 7)):
+        flt = Filter._new(40 if b != 8 else 12, b, f, kind=1)
+        for n in range(int(flt.m * b * 0.8)):
+            flt.add_in_place(n * 7919)
+        out.append(("rotated b%d f%d" % (b, f), flt.rotate(2)))
+    # more buckets than the list of bucket words takes (the 64-bit-load path)
+    big = build(range(70000), 0.01)
+    assert big.m > 1 << 14
+    out.append(("rotated big", big.rotate(3)))          # buckets of 48 bits: on bytes
+    out.append(("rotated big g1", big.rotate(1)))       # 44 bits: at bit offsets 0 and 4
+    return out
+
+
+_V2_FILTERS = _v2_filters()
+
+
+@pytest.mark.parametrize("name,flt", _V2_FILTERS, ids=[n for n, _ in _V2_FILTERS])
+def test_v2_integer_fast_path_agrees(name, flt):
+    # a version-2 integer filter's own contains agrees with the general path,
+    # before and after changes (it is made anew after each)
+    from pgcuckoo import FilterV2
+    assert "contains" in vars(flt)
+    for step in range(3):
+        for v in range(-3000, 40000, 7):
+            assert flt.contains(v) == FilterV2.contains(flt, v), (step, v)
+        assert flt.contains_many(range(-50, 50)) == [FilterV2.contains(flt, v) for v in range(-50, 50)]
+        if step == 0:
+            try:
+                for n in range(300):
+                    flt.add_if_absent_in_place(10 ** 6 + n)
+            except FilterFullError:
+                pass
+        elif step == 1:
+            for n in range(0, 300, 2):
+                flt.remove_in_place(10 ** 6 + n)
+    with pytest.raises(TypeError):
+        flt.contains("x")
+    with pytest.raises(ValueError):
+        flt.contains(1 << 63)
+
+
+def test_v2_changes_in_place_and_errors():
+    from vectors import load
+    vec = [v for v in load("filters")["filters"] if v["name"] == "v2_rotated_b2_f12_full"][0]
+    full = Filter.from_text(vec["text"])
+    assert full.victim_used
+    before = full.to_bytes()
+    with pytest.raises(FilterFullError) as e:
+        full.add_in_place(10 ** 9)
+    assert isinstance(e.value, ValueError) and str(e.value).startswith("cuckoo filter is full: it holds ")
+    assert full.to_bytes() == before                          # unchanged by the failed change
+    with pytest.raises(FilterFullError):
+        full.add(10 ** 9)
+    assert full.to_bytes() == before
+    with pytest.raises(TypeError):
+        full.add("text")
+    # removes make room: the victim goes back into the table
+    m = int(vec["members"][0])
+    assert full.remove_in_place(m) and not full.victim_used
+    assert Filter.from_bytes(full.to_bytes()) == full
+    # too many copies of one value
+    grow = Filter.from_text([v for v in load("filters")["filters"] if v["name"] == "v2_grow_empty"][0]["text"])
+    g = grow
+    with pytest.raises(FilterFullError, match="too many times"):
+        for _ in range(20):
+            g = g.add(5)
+    assert g.count(5) == 8 and grow.info()["items"] == 0
+    # unions: not created alike, not rotated in step
+    with pytest.raises(ValueError, match="of different shapes: the first is growing"):
+        grow.union(full)
+    with pytest.raises(ValueError, match="not rotated in step: the first was never rotated; the second is in "
+                                         "generation 1 of 1-bit tags, rotated last with keep 1"):
+        grow.union(grow.rotate(1))
+    with pytest.raises(ValueError, match="keep must be between 1 and 255"):
+        grow.rotate(0)
+
+
+def test_v2_rotate_of_version1():
+    # bench.py's hand-made rotation (13.8, a version-1 filter without victim)
+    # equals rotate(2)
+    import importlib.util
+    import os
+    spec = importlib.util.spec_from_file_location(
+        "bench", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    f = build(range(3000), 0.01)
+    r = f.rotate(2)
+    assert r == bench.rotated_copy(f)
+    assert r.info()["generation"] == 1 and r.info()["generation_items"] == [0, 3000]
+    assert all(r.contains(v) for v in range(3000))
+    dropped = r.rotate(1)
+    assert dropped.info()["generation_items"] == [0] and dropped.info()["entries"] == 0
+
+
+def test_v2_growing_filter_full_at_the_size_limit(monkeypatch):
+    # a growing filter stops splitting at the size limit (805,240,832 bytes;
+    # lowered here) and then refuses adds as full, unchanged, as the server does
+    from pgcuckoo import _v2
+    from vectors import load
+    vec = [v for v in load("filters")["filters"] if v["name"] == "v2_grow_empty"][0]
+    flt = Filter.from_text(vec["text"])
+    limit = _v2.total_bytes_2(flt.m + 40, flt.b, flt.w, flt.g)
+    monkeypatch.setattr(_v2, "MAX_BYTES", limit)
+    added = []
+    with pytest.raises(FilterFullError, match="^cuckoo filter is full: it holds "):
+        for n in range(100000):
+            before = flt.to_bytes()
+            flt.add_in_place(n * 31337)
+            added.append(n * 31337)
+    assert flt.to_bytes() == before and len(before) <= limit
+    assert flt.m > flt.info()["initial_buckets"] and all(flt.contains(v) for v in added)
+    monkeypatch.undo()
+    assert Filter.from_bytes(flt.to_bytes()) == flt

@@ -6,10 +6,18 @@ select it); skipped unless PGCUCKOO_SERVER_TESTS=1.  For each value family,
 every shape; filters changed here go back through the bytea cast and binary
 COPY and must pass the server's validator, equal the server's own result of
 the same changes and answer every probe alike; build() must equal cuckoo_agg.
-Format version 2 (growing and rotated filters, read-only here): the same
-probes on filters of its shapes, its bytes back through the cast and binary
-COPY, and the client's verdict on mutated bytes equal to the server's.
+Format version 2 (growing and rotated filters): the same probes on filters of
+its shapes; sequences of add, add_if_absent, remove, rotate and union done
+here and in SQL give the same bytes after every step (growing filters of
+several capacities grown up to 100 times, rotated filters of 1 to 3
+generation bits), no false negative, the same refusals with the server's
+wording; the results go back through the cast and binary COPY with the same
+probe answers and cuckoo_info; and the client's verdict on mutated bytes
+equals the server's.
 """
+import collections
+import json
+import math
 import os
 import random
 
@@ -344,23 +352,333 @@ def test_v2_probes_agree(conn, families, fam):
         assert [flt.count(v) for v in sample] == theirs, "%s %s: counts differ" % (fam, shape)
 
 
+def server_error(e):
+    """A server error as pgcuckoo words it: the message, then the detail
+    (its first letter lower-case, without the final full stop)."""
+    msg, detail = e.diag.message_primary, e.diag.message_detail
+    if detail:
+        msg += ": " + detail[0].lower() + detail[1:].rstrip(".")
+    return msg
+
+
+def check_back(conn, fam, label, flt, values):
+    """flt's bytes through the bytea cast and binary COPY: accepted, equal,
+    every probe of values (and cuckoo_info) as the client answers it."""
+    conn.execute("DELETE FROM xc.back")
+    send_back(conn, fam, label, flt.to_bytes())
+    got = conn.execute("SELECT how, f::bytea = %s, to_json(cuckoo_info(f))::text FROM xc.back ORDER BY how",
+                       (flt.to_bytes(),)).fetchall()
+    assert [(how, same) for how, same, _ in got] == [("cast", True), ("copy", True)], label
+    info = json.loads(got[0][2])
+    mine = flt.info()
+    for key in info:
+        if isinstance(mine[key], float):
+            assert math.isclose(info[key], mine[key], rel_tol=1e-12), (label, key)
+        else:
+            assert info[key] == mine[key], (label, key)
+    conn.execute("DROP TABLE IF EXISTS xc.probe")
+    conn.execute("CREATE TABLE xc.probe (i int, v %s)" % ("bigint" if fam == "int8" else "text"))
+    with conn.cursor() as cur:
+        with cur.copy("COPY xc.probe (i, v) FROM STDIN") as cp:
+            for i, v in enumerate(values):
+                cp.write_row((i, v))
+    for how in ("cast", "copy"):
+        theirs = conn.execute(
+            "SELECT string_agg(CASE WHEN cuckoo_contains(b.f, p.v) THEN '1' ELSE '0' END, '' ORDER BY p.i) "
+            "FROM xc.back b, xc.probe p WHERE b.how = %s", (how,)).fetchone()[0]
+        assert theirs == client_answers(flt, values), (label, how)
+
+
+class Live:
+    """The values a filter must report (no false negative): per kept generation,
+    the adds not yet removed; remove takes the oldest add (the raise rule)."""
+
+    def __init__(self):
+        self.gens = [collections.Counter()]          # oldest first
+
+    def add(self, v):
+        self.gens[-1][v] += 1
+
+    def add_if_absent(self, v, reported):
+        # reported: the filter reported v before (a false positive stores nothing)
+        n = sum(g[v] for g in self.gens)
+        for g in self.gens:
+            g.pop(v, None)
+        if n or not reported:
+            self.gens[-1][v] = max(n, 1)
+
+    def count(self, v):
+        return sum(g[v] for g in self.gens)
+
+    def remove(self, v):
+        for g in self.gens:
+            if g[v] > 0:
+                g[v] -= 1
+                return
+
+    def rotate(self, keep):
+        self.gens = self.gens[len(self.gens) - keep + 1:] + [collections.Counter()] if keep > 1 \
+            else [collections.Counter()]
+
+    def members(self):
+        out = collections.Counter()
+        for g in self.gens:
+            out.update(g)
+        return {v for v, n in out.items() if n > 0}
+
+
+def run_both(conn, fam, start, steps, label, members=()):
+    """Applies steps ((op, values) or ("rotate", keep) or ("union", bytes),
+    ("union_into", bytes): the other filter first) here and in SQL; the bytes
+    must be equal after every step, as must the refusals.  Returns the client's
+    filter and the refusals' messages."""
+    typ = "bigint" if fam == "int8" else "text"
+    mine = pgcuckoo.Filter.from_bytes(start)
+    theirs = start
+    live = Live()
+    for v in members:           # the start filter's own members
+        live.add(v)
+    refused = []
+    for n, (op, arg) in enumerate(steps):
+        err_s = err_m = None
+        before = mine
+        if op == "remove":
+            # only members are removed (removing a value never added may take
+            # another value's entry: a false negative the user caused)
+            left = collections.Counter({v: live.count(v) for v in set(arg)})
+            arg = [v for v in arg if left[v] > 0 and not left.subtract([v])]
+        try:
+            if op == "rotate":
+                theirs2 = conn.execute("SELECT cuckoo_rotate(%s::bytea::cuckoofilter, %s)::bytea",
+                                       (theirs, arg)).fetchone()[0]
+            elif op in ("union", "union_into"):
+                a, b = (theirs, arg) if op == "union" else (arg, theirs)
+                theirs2 = conn.execute("SELECT cuckoo_union(%s::bytea::cuckoofilter, %s::bytea::cuckoofilter)::bytea",
+                                       (a, b)).fetchone()[0]
+            else:
+                theirs2 = conn.execute("SELECT cuckoo_%s_array(%%s::bytea::cuckoofilter, %%s::%s[])::bytea"
+                                       % (op, typ), (theirs, arg)).fetchone()[0]
+        except psycopg.errors.Error as e:
+            err_s = server_error(e)
+        try:
+            if op == "rotate":
+                mine2 = mine.rotate(arg)
+            elif op == "union":
+                mine2 = mine.union(pgcuckoo.Filter.from_bytes(arg))
+            elif op == "union_into":
+                mine2 = pgcuckoo.Filter.from_bytes(arg).union(mine)
+            else:
+                mine2 = mine
+                reported = []
+                for v in arg:
+                    reported.append(mine2.contains(v))
+                    mine2 = getattr(mine2, op)(v)
+        except ValueError as e:
+            err_m = str(e)
+        assert err_m == err_s, "%s step %d (%s): the refusals differ" % (label, n, op)
+        assert before.to_bytes() == (theirs if n else start)        # unchanged by the call
+        if err_s is not None:
+            refused.append(err_s)
+            continue
+        assert mine2.to_bytes() == theirs2, "%s step %d (%s): the bytes differ" % (label, n, op)
+        mine, theirs = mine2, theirs2
+        if op == "rotate":
+            live.rotate(arg)
+        elif op == "add_if_absent":
+            for v, rep in zip(arg, reported):
+                live.add_if_absent(v, rep)
+        elif op not in ("union", "union_into"):
+            for v in arg:
+                getattr(live, op)(v)
+        missing = [v for v in live.members() if not mine.contains(v)]
+        assert not missing, "%s step %d (%s): false negatives %r" % (label, n, op, missing[:5])
+    return mine, refused
+
+
+def values_of(fam, lo, hi):
+    return list(range(lo, hi)) if fam == "int8" else ["v%d" % i for i in range(lo, hi)]
+
+
+def grow_steps(fam, cap, n, rng):
+    """Adds of n values (a growing filter of capacity cap grows n / cap
+    times), removes of a third of them, add_if_absent of old and new values,
+    repeated adds, and unions with a filter of the same creation."""
+    vals = values_of(fam, 1, n + 1)
+    steps = [("add", vals[:n // 2]), ("add_if_absent", vals[n // 4:n]), ("remove", vals[::3]),
+             ("add", vals[::7]), ("add_if_absent", vals[::5] + values_of(fam, n + 1, n + 1 + n // 10)),
+             ("remove", vals[1::3][:n // 6])]
+    return steps
+
+
+GROW_CASES = [(cap, fpr, mult) for fpr in (0.01, 0.001) for cap, mult in ((1, 100), (10, 100), (100, 30), (1000, 4))]
+
+
+@pytest.mark.parametrize("fam", ["int8", "text"])
+@pytest.mark.parametrize("cap,fpr,mult", GROW_CASES)
+def test_v2_growing_changes_agree(conn, fam, cap, fpr, mult):
+    """Growing filters changed here and in SQL: the same bytes at every step."""
+    rng = random.Random(cap * 7 + mult)
+    label = "grow cap %d fpr %s x%d %s" % (cap, fpr, mult, fam)
+    start = conn.execute("SELECT cuckoo_create(%s, %s, expansion => 2)::bytea", (cap, fpr)).fetchone()[0]
+    n = cap * mult
+    steps = grow_steps(fam, cap, n, rng)
+    # a sibling of the same creation, grown over other values and part of ours
+    sib = pgcuckoo.Filter.from_bytes(start)
+    for v in values_of(fam, n // 2, n // 2 + n // 3) + values_of(fam, 10 * n, 10 * n + n // 2):
+        sib.add_in_place(v)
+    steps += [("union", sib.to_bytes()), ("union_into", sib.to_bytes()), ("remove", values_of(fam, 1, 1 + n // 8))]
+    flt, live = run_both(conn, fam, start, steps, label)
+    info = flt.info()
+    assert info["growth_rounds"] >= (3 if mult >= 30 else 1), info
+    probes = values_of(fam, 1, 2 * n) + values_of(fam, 10 * n, 10 * n + n) + values_of(fam, 50 * n, 50 * n + 3000)
+    check_back(conn, fam, label, flt, probes)
+
+
+ROTATE_CASES = [
+    # (label, the start filter, keeps of successive rotations)
+    ("fixed b4 f12", "cuckoo_create(2000, 0.01, 4, 12)", (1, 2, 2, 3, 1)),
+    ("fixed b2 f8", "cuckoo_create(2000, 0.01, 2, 8)", (2, 3, 3, 3)),
+    ("fixed b8 f9", "cuckoo_create(2000, 0.01, 8, 9)", (3, 2, 7, 4)),
+    ("fixed semisort", "cuckoo_create(2000, 0.01, 4, 9, 500, true)", (2, 2)),
+    ("growing", "cuckoo_create(50, 0.01, expansion => 2)", (2, 3, 1, 3, 3)),
+    ("growing fpr 0.001", "cuckoo_create(30, 0.001, expansion => 2)", (1, 2, 3, 5)),
+]
+
+
+@pytest.mark.parametrize("fam", ["int8", "text"])
+@pytest.mark.parametrize("label,make,keeps", ROTATE_CASES, ids=[c[0] for c in ROTATE_CASES])
+def test_v2_rotated_changes_agree(conn, fam, label, make, keeps):
+    """Rotated filters (g = 1 .. 3): rotations, adds, add_if_absent of values of
+    older generations (moved to the current one), removes (the raise rule) and
+    unions of filters rotated in step, here and in SQL: the same bytes."""
+    label = "%s %s" % (label, fam)
+    start = conn.execute("SELECT %s::bytea" % make).fetchone()[0]
+    steps = []
+    lo = 1
+    for r, keep in enumerate(keeps):
+        batch = values_of(fam, lo, lo + 300)
+        old = values_of(fam, max(1, lo - 450), lo)
+        steps += [("add", batch), ("add_if_absent", old[::2] + batch[::4]), ("remove", batch[::5] + old[1::6]),
+                  ("add", batch[:40]), ("rotate", keep)]
+        lo += 300
+    steps += [("add", values_of(fam, lo, lo + 200))]
+    flt0, _ = run_both(conn, fam, start, steps, label)
+    # a sibling rotated in step (the same rotations from the same start), then unions
+    sib = pgcuckoo.Filter.from_bytes(start)
+    for r, keep in enumerate(keeps):
+        for v in values_of(fam, 100000 + 200 * r, 100000 + 200 * r + 150):
+            sib.add_in_place(v)
+        sib = sib.rotate(keep)
+    more = [("union", sib.to_bytes()), ("union_into", sib.to_bytes()), ("remove", values_of(fam, lo, lo + 50))]
+    flt, _ = run_both(conn, fam, flt0.to_bytes(), more, label + " unions")
+    assert flt.info()["generation_bits"] >= 1 and flt.info()["keep"] == keeps[-1]
+    check_back(conn, fam, label, flt, values_of(fam, 1, lo + 400) + values_of(fam, 100000, 101000)
+               + values_of(fam, 900000, 905000))
+
+
+def test_v2_refusals_agree(conn):
+    """The server's refusals, raised here with its wording (ValueError)."""
+    g100 = conn.execute("SELECT cuckoo_create(100, 0.01, expansion => 2)::bytea").fetchone()[0]
+    g101 = conn.execute("SELECT cuckoo_create(101, 0.01, expansion => 2)::bytea").fetchone()[0]
+    rot = conn.execute("SELECT cuckoo_rotate(cuckoo_create(100, 0.01, expansion => 2), 2)::bytea").fetchone()[0]
+    fix = conn.execute("SELECT cuckoo_rotate(cuckoo_create(60, 0.01, 4, 12), 2)::bytea").fetchone()[0]
+    v1 = conn.execute("SELECT cuckoo_create(60, 0.01, 4, 12)::bytea").fetchone()[0]
+    # too many copies, a full fixed filter, a growing filter that cannot place its victim
+    _, refused = run_both(conn, "int8", g100, [("add", [7])] * 12, "copies growing")
+    assert refused and all(r.startswith("value was added to the cuckoo filter too many times") for r in refused)
+    _, refused = run_both(conn, "int8", fix, [("add", [5])] * 12, "copies fixed")
+    assert refused and all(r.startswith("value was added to the cuckoo filter too many times") for r in refused)
+    f, refused = run_both(conn, "int8", fix, [("add", [v]) for v in range(1, 400)], "full fixed")
+    assert f.info()["is_full"] and refused and all(r.startswith("cuckoo filter is full: ") for r in refused)
+    f, refused = run_both(conn, "int8", f.to_bytes(), [("remove", [v]) for v in range(1, 60)]
+                          + [("add_if_absent", [v]) for v in range(400, 600)], "full fixed, then removes")
+    # a version-1 filter with its victim slot in use, rotated (the victim moves with its bucket)
+    full1 = pgcuckoo.Filter.from_bytes(v1)
+    members = []
+    try:
+        for v in range(1, 1000):
+            full1.add_in_place(v)
+            members.append(v)
+    except pgcuckoo.FilterFullError:
+        pass
+    assert full1.victim_used
+    f, refused = run_both(conn, "int8", full1.to_bytes(), [("rotate", 2), ("add", [members[0]]),
+                                                           ("remove", members[:3]), ("add", [5000]), ("rotate", 1)],
+                          "version 1 full, rotated", members)
+    assert refused and f.info()["generation_bits"] == 2
+    tiny = conn.execute("SELECT cuckoo_create(1, 0.3, 4, NULL, 500, false, 2)::bytea").fetchone()[0]
+    f, refused = run_both(conn, "int8", tiny, [("add", [v]) for v in range(1, 1200)], "tiny growing")
+    assert f.info()["growth_rounds"] >= 5
+    # unions: other creation, not rotated in step, version 1 with version 2 (either order)
+    for a, b in ((g100, g101), (g100, rot), (rot, g100), (fix, v1), (v1, fix), (v1, g100), (g100, fix)):
+        with pytest.raises(psycopg.errors.Error) as e:
+            conn.execute("SELECT cuckoo_union(%s::bytea::cuckoofilter, %s::bytea::cuckoofilter)", (a, b))
+        with pytest.raises(ValueError) as m:
+            pgcuckoo.Filter.from_bytes(a).union(pgcuckoo.Filter.from_bytes(b))
+        assert str(m.value) == server_error(e.value)
+    # a union that does not fit a fixed (rotated) filter
+    fa = conn.execute("SELECT cuckoo_add_array(%s::bytea::cuckoofilter, ARRAY(SELECT generate_series(1, 50)::bigint))::bytea",
+                      (fix,)).fetchone()[0]
+    fb = conn.execute("SELECT cuckoo_add_array(%s::bytea::cuckoofilter, ARRAY(SELECT generate_series(1000, 1050)::bigint))::bytea",
+                      (fix,)).fetchone()[0]
+    _, refused = run_both(conn, "int8", fa, [("union", fb)], "union full")
+    assert refused == ["the union does not fit in a cuckoo filter of this shape: the filter has 20 buckets of 4 entries"]
+    # rotate: keep out of range, too many tag bits for the slot
+    for data, keep in ((rot, 0), (rot, 256), (conn.execute("SELECT cuckoo_create(10, 1e-9, 4, 28)::bytea").fetchone()[0], 40)):
+        with pytest.raises(psycopg.errors.Error) as e:
+            conn.execute("SELECT cuckoo_rotate(%s::bytea::cuckoofilter, %s)", (data, keep))
+        with pytest.raises(ValueError) as m:
+            pgcuckoo.Filter.from_bytes(data).rotate(keep)
+        assert str(m.value) == server_error(e.value)
+
+
 @pytest.mark.parametrize("fam", ["int8", "text", "bool"])
-def test_v2_goes_back_and_refuses_changes(conn, families, fam):
+def test_v2_changes_go_back(conn, families, fam):
+    """The version-2 filters of V2_SHAPES changed here as in SQL (removes of
+    kept members, adds, add_if_absent, a union with itself): equal bytes,
+    accepted through the cast and binary COPY, the same probe answers."""
     values = families[fam]
     for shape, data, lo, hi, version, is_full in v2_shapes_of(conn, fam):
         flt = pgcuckoo.Filter.from_bytes(data)
-        with pytest.raises(ValueError, match="does not change them"):
-            flt.add(values[0])
-        with pytest.raises(ValueError, match="does not change them"):
-            flt.remove(values[lo - 1])
-        with pytest.raises(ValueError, match="does not change them"):
-            flt.union(flt)
+        if fam == "bool":
+            removes, adds, absent = [lo - 1], [1], [0, 1]
+        elif is_full:
+            # room first: the removes put the victim back into the table
+            removes, adds, absent = [lo - 1, lo, lo + 1, lo + 2], [N - 1], [lo + 3, N - 1]
+        else:
+            removes = list(range(lo - 1, lo - 1 + (hi - lo) // 10))
+            adds = list(range(N - 300, N - 100))
+            absent = list(range(lo - 1, lo + 50)) + list(range(N - 150, N - 50))
+        changed = flt
+        for j in removes:
+            changed = changed.remove(values[j])
+        for j in adds:
+            changed = changed.add(values[j])
+        for j in absent:
+            changed = changed.add_if_absent(values[j])
+        if not is_full:
+            changed = changed.union(flt)        # (a full filter has no room for the removed ones)
+        mine = changed.to_bytes()
+        assert flt.to_bytes() == data
         conn.execute("DELETE FROM xc.back")
-        send_back(conn, fam, shape, flt.to_bytes())
-        same = conn.execute("SELECT count(*), bool_and(b.f = x.f) FROM xc.back b, xc.filters2 x "
-                            "WHERE x.fam = %s AND x.shape = %s", (fam, shape)).fetchone()
-        assert same == (2, True), "%s %s" % (fam, shape)
-        assert pgcuckoo.Filter.from_text(flt.to_text()) == flt
+        send_back(conn, fam, shape, mine)
+        arr = ("(SELECT array_agg(v ORDER BY o) FROM unnest(%s::int[]) WITH ORDINALITY u(j, o) "
+               "JOIN xc.v_{0} ON i = j)").format(fam)
+        same = conn.execute(
+            "SELECT bool_and(b.f = " + ("" if is_full else "cuckoo_union(") + "cuckoo_add_if_absent_array("
+            "cuckoo_add_array(cuckoo_remove_array(x.f, " + arr + "), " + arr + "), " + arr + ")"
+            + ("" if is_full else ", x.f)") + "), count(*), bool_and(b.f::bytea = %s) "
+            "FROM xc.back b, xc.filters2 x WHERE x.fam = %s AND x.shape = %s",
+            ([j + 1 for j in removes], [j + 1 for j in adds], [j + 1 for j in absent],
+             mine, fam, shape)).fetchone()
+        assert same == (True, 2, True), "%s %s: the server's changes differ" % (fam, shape)
+        want = client_answers(changed, values)
+        for how in ("cast", "copy"):
+            got = sql_answers(conn, fam, "xc.back", "t.how = '%s'" % how)
+            assert got == want, "%s %s %s" % (fam, shape, how)
+        kept = set(range(lo - 1, hi)) - set(removes)
+        assert all(want[j] == "1" for j in kept | set(adds) | set(absent)), "%s %s: false negative" % (fam, shape)
+        assert pgcuckoo.Filter.from_text(changed.to_text()) == changed
 
 
 def mutations(rng, data, n):
