@@ -48,4 +48,16 @@ SELECT plan,
 FROM built ORDER BY plan;
 SELECT count(*) AS members_found FROM par, built WHERE plan = 'parallel' AND cuckoo_contains(a, k);
 SELECT count(*) AS members_found FROM par, built WHERE plan = 'parallel' AND cuckoo_contains(b, t);
+
+-- A large fixed shape (4 MB and more, huge pages advised): the leader
+-- unions the workers' partial filters.  Every member is found either way.
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 4000000, 0.01) FROM par;
+CREATE TABLE built_large AS SELECT 'parallel' AS plan, cuckoo_agg(k, 4000000, 0.01) AS c FROM par;
+SET max_parallel_workers_per_gather = 0;
+INSERT INTO built_large SELECT 'serial', cuckoo_agg(k, 4000000, 0.01) FROM par;
+SELECT plan, (cuckoo_info(c)).bytes >= 4 * 1024 * 1024 AS large,
+       (SELECT count(*) FROM par WHERE cuckoo_contains(c, k)) AS members_found,
+       (cuckoo_info(c)).items BETWEEN 199900 AND 200000 AS items_near_200000
+FROM built_large ORDER BY plan;
 RESET ALL;
