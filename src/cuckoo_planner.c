@@ -8,12 +8,14 @@
  */
 #include "cuckoo.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -261,7 +263,13 @@ fixed_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		AggClauseCosts costs;
 
 		MemSet(&costs, 0, sizeof(costs));
+#if PG_VERSION_NUM >= 140000
 		get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &costs);
+#else
+		/* as grouping_planner did before PostgreSQL 14 */
+		get_agg_clause_costs(root, (Node *) root->processed_tlist, AGGSPLIT_SIMPLE, &costs);
+		get_agg_clause_costs(root, parse->havingQual, AGGSPLIT_SIMPLE, &costs);
+#endif
 		add_path(output_rel, (Path *)
 				 create_agg_path(root, output_rel, input_rel->cheapest_total_path,
 								 output_rel->reltarget, AGG_PLAIN, AGGSPLIT_SIMPLE,
