@@ -57,8 +57,13 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 #          "-" for none)
 #   AFTER  statements run after the timed runs; their output becomes $EXTRA
 # Sets T_MS, B_MS (medians, ms), RATIO, RES (last output line of TEST),
-# PLAN (one line: node names) and PLANTEXT (the EXPLAIN output).
+# PLAN (one line: node names) and PLANTEXT (the EXPLAIN output), and, where
+# the server's /proc/self/schedstat can be read (Linux), TC_MS, BC_MS and
+# CRATIO: the same for the CPU time of the session's backend (its own work
+# only: a parallel worker's is not counted), which other work on the machine
+# moves far less than the wall clock.
 SETUP='' BASE='' TEST='' PRE='' WARM=1 PLANQ='' AFTER=''
+CPU0='' CPU1=''   # statements around each timed run that read the backend's CPU time (set below)
 measure() {
   local f=$work/m.sql out=$work/m.out i
   {
@@ -69,9 +74,9 @@ measure() {
     printf '%s\n' '\timing on'
     for ((i = 0; i < RUNS; i++)); do
       if ((i % 2 == 0)); then
-        printf '%s\n\\echo @B\n%s\n%s\n\\echo @T\n%s\n' "$PRE" "$BASE" "$PRE" "$TEST"
+        printf '%s\n%s\\echo @B\n%s\n%s%s\n%s\\echo @T\n%s\n%s' "$PRE" "$CPU0" "$BASE" "$CPU1" "$PRE" "$CPU0" "$TEST" "$CPU1"
       else
-        printf '%s\n\\echo @T\n%s\n%s\n\\echo @B\n%s\n' "$PRE" "$TEST" "$PRE" "$BASE"
+        printf '%s\n%s\\echo @T\n%s\n%s%s\n%s\\echo @B\n%s\n%s' "$PRE" "$CPU0" "$TEST" "$CPU1" "$PRE" "$CPU0" "$BASE" "$CPU1"
       fi
     done
     printf '%s\n' '\timing off'
@@ -86,8 +91,9 @@ measure() {
   # @B / @T: the first "Time:" line after the marker is that run's time;
   # other lines in between are the statement's output.
   awk -v dir="$work" '
-    /^@[BTPS]$/ { mode = substr($0, 2); next }
+    /^@[BTPS]$/ { mode = substr($0, 2); last = mode; next }
     (mode == "B" || mode == "T") && /^Time: / { print $2 > (dir "/times." mode); mode = ""; next }
+    mode == "" && /^@cpu [0-9]+$/ && (last == "B" || last == "T") { print $2 / 1e6 > (dir "/cpu." last); next }
     mode == "T" && NF { res = $0 }
     mode == "P" { print > (dir "/plan") }
     mode == "S" { print > (dir "/extra") }
@@ -96,6 +102,12 @@ measure() {
   T_MS=$(median <"$work/times.T")
   B_MS=$(median <"$work/times.B")
   RATIO=$(ratio "$T_MS" "$B_MS")
+  TC_MS='' BC_MS='' CRATIO=''
+  if [[ -s $work/cpu.T && -s $work/cpu.B ]]; then
+    TC_MS=$(median <"$work/cpu.T")
+    BC_MS=$(median <"$work/cpu.B")
+    CRATIO=$(ratio "$TC_MS" "$BC_MS")
+  fi
   RES=$(cat "$work/res")
   PLANTEXT=$(cat "$work/plan")
   EXTRA=$(cat "$work/extra")
@@ -106,7 +118,7 @@ measure() {
       sub(/ [0-9]+$/, "", s); out = out (out == "" ? "" : " > ") s }
     /Workers Planned:/ { out = out " (" $NF " workers)" }
     END { print out }' "$work/plan")
-  rm -f "$work"/times.* "$work/plan" "$work/extra" "$work/res"
+  rm -f "$work"/times.* "$work"/cpu.* "$work/plan" "$work/extra" "$work/res"
   SETUP='' BASE='' TEST='' PRE='' WARM=1 PLANQ='' AFTER=''
 }
 
@@ -156,6 +168,13 @@ verdict() { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { if (v == "" || v == "n/a
 # ---------------------------------------------------------------- setup
 log "setup: ROWS=$ROWS, build keys=$NB, array keys=$NA, big filter values=$BIG, huge filter items=$HUGE, runs=$RUNS"
 HLL=${BENCH_HLL:-1}
+# The backend's CPU time (ns) is the first field of its /proc/self/schedstat.
+if [[ $(sql "SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1) ~ '^[0-9]+\$'" 2>/dev/null || true) == t ]]; then
+  CPU0="SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1) AS cpu0 \\gset"$'\n'
+  CPU1="SELECT '@cpu ' || (split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint - :cpu0::bigint);"$'\n'
+else
+  log "the backend's /proc/self/schedstat cannot be read: no CPU-time ratios"
+fi
 if ((HLL)); then sql "CREATE EXTENSION cuckoo; CREATE EXTENSION hll;"; else sql "CREATE EXTENSION cuckoo;"; fi
 log "creating probe ($ROWS rows, random order) and build ($NB keys)"
 "${PSQL[@]}" <<EOF
@@ -231,8 +250,10 @@ Q_BASE="SELECT count(*) FROM probe WHERE k <> 0;"
 GETF="SELECT f::text AS f FROM filters WHERE name = 'b' \\gset"
 probe_rows=''
 probe_row() { # LABEL
-  probe_rows+="| $1 | $(fmt_ms "$T_MS") | $(fmt_ms "$B_MS") | $RATIO | $RES | $PLAN |"$'\n'
-  log "probe: $1: $(fmt_ms "$T_MS") ms, baseline $(fmt_ms "$B_MS") ms, ratio $RATIO"
+  local cr=${CRATIO:--}
+  [[ $1 != *parallel* ]] || cr='-'   # the backend's CPU time is not a parallel plan's
+  probe_rows+="| $1 | $(fmt_ms "$T_MS") | $(fmt_ms "$B_MS") | $RATIO | $cr | $RES | $PLAN |"$'\n'
+  log "probe: $1: $(fmt_ms "$T_MS") ms, baseline $(fmt_ms "$B_MS") ms, ratio $RATIO, backend CPU ratio $cr"
 }
 log "probe ($ROWS rows, serial unless noted)"
 
@@ -314,12 +335,12 @@ for items in $PSIZES; do
   pmb=$(sql "SELECT round((cuckoo_info(f)).bytes / 1e6, 1) FROM $ptab")
   PQ="SELECT count(*) FROM probe WHERE cuckoo_contains((SELECT f FROM $ptab), k);"
   SETUP="$SERIAL SET cuckoo.batched_probe = on;" BASE=$Q_BASE TEST=$PQ
-  measure; on_ms=$T_MS on_base=$B_MS on_ratio=$RATIO on_res=$RES on_plan=$PLAN
+  measure; on_ms=$T_MS on_base=$B_MS on_ratio=$RATIO on_res=$RES on_plan=$PLAN on_cratio=${CRATIO:--}
   probe_row "InitPlan, **$items-item filter** ($pmb MB, TOASTed, uncompressed), batched"
   SETUP="$SERIAL SET cuckoo.batched_probe = off;" BASE=$Q_BASE TEST=$PQ
   measure; probe_row "InitPlan, **$items-item filter** ($pmb MB, TOASTed, uncompressed), unbatched (\`cuckoo.batched_probe = off\`)"
   [[ $on_res == "$RES" ]] || { log "batched and unbatched counts differ: $on_res, $RES"; exit 1; }
-  goal_rows+="| $items | $pmb | $(probe_goal "$items") | **$on_ratio** | $RATIO | $(fmt_ms "$on_ms") | $(fmt_ms "$T_MS") | $(fmt_ms "$on_base") / $(fmt_ms "$B_MS") | $on_res | $on_plan |"$'\n'
+  goal_rows+="| $items | $pmb | $(probe_goal "$items") | **$on_ratio** | $RATIO | $on_cratio | ${CRATIO:--} | $(fmt_ms "$on_ms") | $(fmt_ms "$T_MS") | $(fmt_ms "$on_base") / $(fmt_ms "$B_MS") | $on_res | $on_plan |"$'\n'
 done
 sql "DROP TABLE IF EXISTS pf" >/dev/null
 
@@ -338,8 +359,8 @@ echo
 echo "Serial plans (max_parallel_workers_per_gather=0) unless noted. ratio = ms / baseline ms,"
 echo "both medians from the same session. count = rows found (matches + false positives)."
 echo
-echo "| case | ms | baseline ms | ratio | count | plan |"
-echo "|---|---|---|---|---|---|"
+echo "| case | ms | baseline ms | ratio | backend CPU ratio | count | plan |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s' "$probe_rows"
 
 echo
@@ -349,8 +370,8 @@ echo "Serial. The filter holds the build keys plus keys outside the probe range 
 echo "stored out of line, uncompressed, read by an InitPlan. Batched: \`cuckoo.batched_probe = on\` (the"
 echo "CuckooProbe node); unbatched: off. Each ratio against the bare scan measured in the same session."
 echo
-echo "| filter items | MB | goal | batched ratio | unbatched ratio | batched ms | unbatched ms | baseline ms (each session) | count | plan (batched) |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| filter items | MB | goal | batched ratio | unbatched ratio | batched CPU ratio | unbatched CPU ratio | batched ms | unbatched ms | baseline ms (each session) | count | plan (batched) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s' "$goal_rows"
 
 fi
@@ -396,8 +417,11 @@ build_rows=''
 build_row() { # LABEL
   local partial=no
   grep -q 'Partial Aggregate' <<<"$PLANTEXT" && partial=yes
-  build_rows+="| $1 | $partial | $(fmt_ms "$T_MS") | $(fmt_ms "$B_MS") | $RATIO | $RES |"$'\n'
-  log "build: $1: $(fmt_ms "$T_MS") ms, hll $(fmt_ms "$B_MS") ms, ratio $RATIO, partial aggregate: $partial"
+  # the CPU time of the session's backend only: not a figure of parallel plans
+  local cr=${CRATIO:--}
+  [[ $1 == serial:* ]] || cr='-'
+  build_rows+="| $1 | $partial | $(fmt_ms "$T_MS") | $(fmt_ms "$B_MS") | $RATIO | $cr | $RES |"$'\n'
+  log "build: $1: $(fmt_ms "$T_MS") ms, hll $(fmt_ms "$B_MS") ms, ratio $RATIO, backend CPU ratio $cr, partial aggregate: $partial"
 }
 log "build ($ROWS distinct values)"
 for mode in serial parallel; do
@@ -406,10 +430,10 @@ for mode in serial parallel; do
   measure; build_row "$mode: \`$HLL_LABEL\` (baseline against itself)"
   SETUP=$S BASE=$Q_HLL TEST="SELECT pg_column_size(cuckoo_agg(k)) FROM probe;"
   measure; build_row "$mode: \`cuckoo_agg(k)\`"
-  [[ $mode == serial ]] && GOAL_AGG=$RATIO
+  [[ $mode == serial ]] && GOAL_AGG=$RATIO GOAL_AGG_CPU=${CRATIO:--}
   SETUP=$S BASE=$Q_HLL TEST="SELECT pg_column_size(cuckoo_agg(k, $ROWS, 0.01)) FROM probe;"
   measure; build_row "$mode: \`cuckoo_agg(k, $ROWS, 0.01)\`"
-  [[ $mode == serial ]] && GOAL_AGG_FIXED=$RATIO
+  [[ $mode == serial ]] && GOAL_AGG_FIXED=$RATIO GOAL_AGG_FIXED_CPU=${CRATIO:--}
   SETUP=$S BASE=$Q_HLL TEST="SELECT count(DISTINCT k) FROM probe;"
   measure; build_row "$mode: \`count(DISTINCT k)\`"
 done
@@ -422,8 +446,8 @@ echo "min_parallel_table_scan_size=0, max_parallel_workers_per_gather=2; the bas
 echo "same settings in the same session. Results are wrapped in \`pg_column_size()\`, so the value is not sent"
 echo "to the client. result = bytes of the aggregate (or the count)."
 echo
-echo "| case | Partial Aggregate in plan | ms | hll ms | ratio | result |"
-echo "|---|---|---|---|---|---|"
+echo "| case | Partial Aggregate in plan | ms | hll ms | ratio | backend CPU ratio (serial) | result |"
+echo "|---|---|---|---|---|---|---|"
 printf '%s' "$build_rows"
 
 # Parallel speed-up: the same aggregate serial (baseline) and with 2 workers,
@@ -459,8 +483,8 @@ echo "|---|---|---|---|"
 printf '%s' "$par_rows"
 
 if ((HLL)); then
-  goal "\`cuckoo_agg(k)\` / \`hll_add_agg(hll_hash_bigint(k))\` (serial)" "<= 1.2" "$GOAL_AGG" "$(verdict "$GOAL_AGG" '<=' 1.2)"
-  goal "\`cuckoo_agg(k, $ROWS, 0.01)\` (fixed shape) / the same" "<= 1.2" "$GOAL_AGG_FIXED" "$(verdict "$GOAL_AGG_FIXED" '<=' 1.2)"
+  goal "\`cuckoo_agg(k)\` / \`hll_add_agg(hll_hash_bigint(k))\` (serial)" "<= 1.2" "$GOAL_AGG (backend CPU $GOAL_AGG_CPU)" "$(verdict "$GOAL_AGG" '<=' 1.2)"
+  goal "\`cuckoo_agg(k, $ROWS, 0.01)\` (fixed shape) / the same" "<= 1.2" "$GOAL_AGG_FIXED (backend CPU $GOAL_AGG_FIXED_CPU)" "$(verdict "$GOAL_AGG_FIXED" '<=' 1.2)"
 else
   goal "\`cuckoo_agg(k)\` / \`hll_add_agg\`" "<= 1.2" "skipped" "postgresql-hll not installed"
   goal "\`cuckoo_agg(k, capacity, fpr)\` / \`hll_add_agg\`" "<= 1.2" "skipped" "postgresql-hll not installed"
@@ -657,10 +681,10 @@ fi
 mv "$work/goals" "$work/goals.rest"
 if want probe && [[ -n ${goal_rows:-} ]]; then
   # one goal per row of the probe goals table (batched, as queries run by default)
-  while IFS='|' read -r _ items _ pgoal pratio punb _; do
-    items=${items// /}; pgoal=$(echo $pgoal); pratio=${pratio//[* ]/}; punb=${punb// /}
+  while IFS='|' read -r _ items _ pgoal pratio punb pcpu _; do
+    items=${items// /}; pgoal=$(echo $pgoal); pratio=${pratio//[* ]/}; punb=${punb// /}; pcpu=${pcpu// /}
     [[ -n $items ]] || continue
-    goal "\`WHERE cuckoo_contains(f, k)\`, ${items}-item filter, / \`WHERE k <> 0\`" "$pgoal" "$pratio (batched; $punb with cuckoo.batched_probe off)" "$( [[ $pgoal == -* ]] && echo "no goal at this size" || verdict "$pratio" '<=' "${pgoal#<= }")"
+    goal "\`WHERE cuckoo_contains(f, k)\`, ${items}-item filter, / \`WHERE k <> 0\`" "$pgoal" "$pratio (batched; backend CPU ${pcpu}; $punb with cuckoo.batched_probe off)" "$( [[ $pgoal == -* ]] && echo "no goal at this size" || verdict "$pratio" '<=' "${pgoal#<= }")"
   done <<<"$goal_rows"
 fi
 cat "$work/goals.rest" >>"$work/goals"

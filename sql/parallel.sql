@@ -10,6 +10,9 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_leader_participation = off;
+-- partial aggregation of the fixed shape too (the planner's union cost is
+-- tested at the end)
+SET cuckoo.fixed_agg_union_cost = 0;
 
 EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k) FROM par;
 EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 300000, 0.01) FROM par;
@@ -48,4 +51,48 @@ SELECT plan,
 FROM built ORDER BY plan;
 SELECT count(*) AS members_found FROM par, built WHERE plan = 'parallel' AND cuckoo_contains(a, k);
 SELECT count(*) AS members_found FROM par, built WHERE plan = 'parallel' AND cuckoo_contains(b, t);
+
+-- A large fixed shape (4 MB and more, huge pages advised): the leader
+-- unions the workers' partial filters.  Every member is found either way.
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 4000000, 0.01) FROM par;
+CREATE TABLE built_large AS SELECT 'parallel' AS plan, cuckoo_agg(k, 4000000, 0.01) AS c FROM par;
+SET max_parallel_workers_per_gather = 0;
+INSERT INTO built_large SELECT 'serial', cuckoo_agg(k, 4000000, 0.01) FROM par;
+SELECT plan, (cuckoo_info(c)).bytes >= 4 * 1024 * 1024 AS large,
+       (SELECT count(*) FROM par WHERE cuckoo_contains(c, k)) AS members_found,
+       (cuckoo_info(c)).items BETWEEN 199900 AND 200000 AS items_near_200000
+FROM built_large ORDER BY plan;
+
+-- The planner charges the leader's unions of fixed-shape partial filters
+-- (cuckoo.fixed_agg_union_cost, per entry of each partial filter after the
+-- first, at most capacity entries): a large filter built from as many rows is
+-- aggregated serially (the scan may still be parallel), a small one from many
+-- rows still in parallel; other aggregations are not touched.  The hook is
+-- the library's, so it is loaded first, as any earlier use in the session
+-- would have.
+LOAD 'cuckoo';
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+RESET cuckoo.fixed_agg_union_cost;
+SHOW cuckoo.fixed_agg_union_cost;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 300000, 0.01) FROM par;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 300000, 0.01), count(*) FROM par HAVING count(*) > 0;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k % 10, 1000, 0.01) FROM par;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k) FROM par;
+EXPLAIN (COSTS OFF) SELECT k % 2, cuckoo_agg(k, 300000, 0.01) FROM par GROUP BY k % 2;
+SET cuckoo.fixed_agg_union_cost = 0;
+EXPLAIN (COSTS OFF) SELECT cuckoo_agg(k, 300000, 0.01) FROM par;
+RESET cuckoo.fixed_agg_union_cost;
+-- the serial plan the planner now takes answers as before
+SELECT (SELECT cuckoo_agg(k, 300000, 0.01) FROM par)::bytea =
+       (SELECT c::bytea FROM built WHERE plan = 'serial') AS same_bytes_as_serial;
+SELECT f IS NOT NULL AND (SELECT count(*) FROM par WHERE cuckoo_contains(f, k)) = 200000 AS members_found,
+       n = 200000 AS counted
+FROM (SELECT cuckoo_agg(k, 300000, 0.01) AS f, count(*) AS n FROM par HAVING count(*) > 0) s;
+SELECT (cuckoo_info(cuckoo_agg(k % 10, 1000, 0.01))).items AS small_items FROM par;
+SET cuckoo.fixed_agg_union_cost = -1;
 RESET ALL;

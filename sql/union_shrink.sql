@@ -56,3 +56,37 @@ SELECT count(*) AS found_of_10000 FROM s, generate_series(90001, 100000) g WHERE
 SELECT (cuckoo_info(cuckoo_shrink(f))).buckets = (cuckoo_info(f)).buckets AS unchanged
 FROM (SELECT cuckoo_add_array(cuckoo_create(1000), ARRAY(SELECT generate_series(1, 1000))) f) s;
 SELECT cuckoo_shrink(cuckoo_create(10))::bytea = cuckoo_create(10)::bytea AS small_unchanged;
+
+-- Large filters of one shape (4 MB and more, huge pages advised): the union
+-- aggregate's bytes are those of the fold of cuckoo_union, also as a running
+-- (window) aggregate and per group, and every value of every part is found.
+CREATE TABLE bigparts (day int, f cuckoofilter);
+INSERT INTO bigparts
+SELECT d, cuckoo_agg(c, 4000000, 0.01)
+FROM generate_series(1, 3) d, generate_series(d * 20000, d * 20000 + 29999) c
+GROUP BY d;
+SELECT day, (cuckoo_info(f)).bytes >= 4 * 1024 * 1024 AS large, (cuckoo_info(f)).items FROM bigparts ORDER BY day;
+CREATE TABLE bigfold AS
+SELECT 1 AS day, f FROM bigparts WHERE day = 1
+UNION ALL
+SELECT 2, cuckoo_union(a.f, b.f) FROM bigparts a, bigparts b WHERE a.day = 1 AND b.day = 2
+UNION ALL
+SELECT 3, cuckoo_union(cuckoo_union(a.f, b.f), c.f)
+FROM bigparts a, bigparts b, bigparts c WHERE a.day = 1 AND b.day = 2 AND c.day = 3;
+WITH u AS MATERIALIZED (SELECT cuckoo_union_agg(f ORDER BY day) AS f FROM bigparts)
+SELECT md5(u.f::bytea) = (SELECT md5(f::bytea) FROM bigfold WHERE day = 3) AS same_bytes_as_fold,
+       (cuckoo_info(u.f)).items,
+       (SELECT count(*) FROM generate_series(20000, 89999) c WHERE cuckoo_contains(u.f, c)) AS found_of_70000
+FROM u;
+SELECT w.day, md5(w.f::bytea) = md5(bigfold.f::bytea) AS same_bytes_as_fold
+FROM (SELECT day, cuckoo_union_agg(f) OVER (ORDER BY day) AS f FROM bigparts) w JOIN bigfold USING (day)
+ORDER BY w.day;
+-- one group per pair of days (the first day twice): each group's own state
+SELECT g, md5(cuckoo_union_agg(f ORDER BY day)::bytea) = md5(CASE g WHEN 0 THEN (SELECT f FROM bigfold WHERE day = 2)
+           ELSE cuckoo_union((SELECT f FROM bigparts WHERE day = 1), (SELECT f FROM bigparts WHERE day = 3)) END::bytea) AS same_bytes
+FROM (SELECT day, f, (day % 2) AS g FROM bigparts UNION ALL SELECT day, f, 0 FROM bigparts WHERE day = 1) s
+GROUP BY g ORDER BY g;
+-- shapes must still agree
+SELECT cuckoo_union_agg(f ORDER BY day) FROM (SELECT day, f FROM bigparts WHERE day = 1
+                                               UNION ALL SELECT 2, cuckoo_create(10)) s;
+DROP TABLE bigparts, bigfold;

@@ -174,6 +174,9 @@ extern void plan_expansion(int expansion, int64 capacity, double fpr,
 /* cuckoo_scan.c */
 extern void scan_init(void);
 
+/* cuckoo_planner.c */
+extern void planner_init(void);
+
 /* cuckoo_hash.c */
 extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
 							  MemoryContext mcxt);

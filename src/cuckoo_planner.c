@@ -3,13 +3,28 @@
  *     What the planner knows about cuckoo_contains(f, col) and f @> col: a
  *     selectivity from the filter's item count against the column's number of
  *     distinct values, when the filter is known at plan time (a literal, or a
- *     parameter of a custom plan), and a per-row cost.
+ *     parameter of a custom plan), and a per-row cost; and what the union of
+ *     the partial states of cuckoo_agg(value, capacity, fpr) costs (below).
  */
 #include "cuckoo.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/selfuncs.h"
+#include "utils/syscache.h"
 
 /* Default selectivity when the filter is not known at plan time. */
 #define DEFAULT_CONTAINS_SEL	0.1
@@ -97,4 +112,185 @@ cuckoo_contains_sel(PG_FUNCTION_ARGS)
 	if (list_length(args) != 2)
 		PG_RETURN_FLOAT8(DEFAULT_CONTAINS_SEL);
 	PG_RETURN_FLOAT8(contains_selectivity(root, linitial(args), lsecond(args), varRelid));
+}
+
+/*
+ * The combine cost of the fixed-shape cuckoo_agg(value, capacity, fpr) in
+ * partial (parallel) aggregation.
+ *
+ * Each partial state is a filter of the full shape, and the leader unions
+ * them one after the other (cuckoo_union_trans): every entry of a partial
+ * filter is looked up in both filters and inserted, at the table's highest
+ * loads, once all the workers are done.  PostgreSQL charges a combine
+ * function a few operator costs per partial state, so it chose partial
+ * aggregation for a 10M-row build that then ran at 0.5 to 0.86 of the serial
+ * plan's speed (docs/BENCHMARKS.md, *Goals of issue 15: final run*): the
+ * union cost 120-150 ns an entry, about twice the inserts it replaced.
+ *
+ * So for a plain aggregation (no GROUP BY, no grouping sets) whose
+ * aggregates include that form with a constant capacity, the planner hook
+ * adds to each finalize-over-Gather path the union's cost: per partial state
+ * after the first, min(rows per state, capacity) entries at
+ * cuckoo.fixed_agg_union_cost each (in the planner's cost units; 0 turns
+ * this off), and makes sure the serial plan is there to be compared with
+ * (the cheaper partial path may have displaced it).  Where many rows go
+ * into a small filter, the partial states are small and the parallel plan
+ * still wins.
+ */
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+static double fixed_agg_union_cost = 0.05;
+
+typedef struct FixedAggSearch
+{
+	double		capacity;		/* the largest constant capacity found */
+	bool		found;
+} FixedAggSearch;
+
+/* Is aggregate aggfnoid's transition function cuckoo_agg_fixed_trans? */
+static bool
+is_fixed_shape_agg(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	bool		result = false;
+
+	if (HeapTupleIsValid(tup))
+	{
+		Oid			transfn = ((Form_pg_aggregate) GETSTRUCT(tup))->aggtransfn;
+		HeapTuple	ptup = SearchSysCache1(PROCOID, ObjectIdGetDatum(transfn));
+
+		if (HeapTupleIsValid(ptup))
+		{
+			Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(ptup);
+			bool		isnull;
+			Datum		src;
+
+			if (proc->prolang == ClanguageId)
+			{
+				src = SysCacheGetAttr(PROCOID, ptup, Anum_pg_proc_prosrc, &isnull);
+				result = !isnull &&
+					strcmp(TextDatumGetCString(src), "cuckoo_agg_fixed_trans") == 0;
+			}
+			ReleaseSysCache(ptup);
+		}
+		ReleaseSysCache(tup);
+	}
+	return result;
+}
+
+static bool
+find_fixed_aggs(Node *node, FixedAggSearch *s)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *agg = (Aggref *) node;
+
+		if (list_length(agg->args) >= 2 && is_fixed_shape_agg(agg->aggfnoid))
+		{
+			Expr	   *cap = ((TargetEntry *) lsecond(agg->args))->expr;
+
+			if (IsA(cap, Const) && !((Const *) cap)->constisnull &&
+				((Const *) cap)->consttype == INT8OID)
+			{
+				s->capacity = Max(s->capacity,
+								  (double) DatumGetInt64(((Const *) cap)->constvalue));
+				s->found = true;
+			}
+		}
+		return false;			/* no aggregates inside an aggregate's arguments */
+	}
+	return expression_tree_walker(node, find_fixed_aggs, (void *) s);
+}
+
+/* Partial states under a finalize path: its Gather's processes, or 0. */
+static int
+partial_states(Path *path)
+{
+	if (!IsA(path, AggPath) || ((AggPath *) path)->aggsplit != AGGSPLIT_FINAL_DESERIAL)
+		return 0;
+	path = ((AggPath *) path)->subpath;
+	if (IsA(path, GatherPath))
+		return ((GatherPath *) path)->num_workers + (parallel_leader_participation ? 1 : 0);
+	return 0;
+}
+
+static void
+fixed_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+					  RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	FixedAggSearch s = {0, false};
+	List	   *partials = NIL;
+	bool		have_serial = false;
+	double		rows;
+	ListCell   *lc;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || extra == NULL || fixed_agg_union_cost <= 0 ||
+		!parse->hasAggs || parse->groupClause != NIL || parse->groupingSets != NIL ||
+		input_rel->cheapest_total_path == NULL)
+		return;
+	(void) find_fixed_aggs((Node *) parse->targetList, &s);
+	(void) find_fixed_aggs(parse->havingQual, &s);
+	if (!s.found)
+		return;
+
+	rows = Max(input_rel->cheapest_total_path->rows, 1.0);
+	foreach(lc, output_rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		int			states = partial_states(path);
+
+		if (states > 1)
+		{
+			Cost		add = (states - 1) * Min(rows / states, s.capacity) * fixed_agg_union_cost;
+
+			path->startup_cost += add;
+			path->total_cost += add;
+			partials = lappend(partials, path);
+		}
+		else if (IsA(path, AggPath) && ((AggPath *) path)->aggsplit == AGGSPLIT_SIMPLE)
+			have_serial = true;
+	}
+	if (partials == NIL)
+		return;
+	/* re-added below, so that add_path weighs them at their new cost */
+	output_rel->pathlist = list_difference_ptr(output_rel->pathlist, partials);
+	if (!have_serial)
+	{
+		AggClauseCosts costs;
+
+		MemSet(&costs, 0, sizeof(costs));
+#if PG_VERSION_NUM >= 140000
+		get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &costs);
+#else
+		/* as grouping_planner did before PostgreSQL 14 */
+		get_agg_clause_costs(root, (Node *) root->processed_tlist, AGGSPLIT_SIMPLE, &costs);
+		get_agg_clause_costs(root, parse->havingQual, AGGSPLIT_SIMPLE, &costs);
+#endif
+		add_path(output_rel, (Path *)
+				 create_agg_path(root, output_rel, input_rel->cheapest_total_path,
+								 output_rel->reltarget, AGG_PLAIN, AGGSPLIT_SIMPLE,
+								 NIL, (List *) ((GroupPathExtraData *) extra)->havingQual,
+								 &costs, 1));
+	}
+	foreach(lc, partials)
+		add_path(output_rel, (Path *) lfirst(lc));
+}
+
+/* From _PG_init: the setting and the hook. */
+void
+planner_init(void)
+{
+	DefineCustomRealVariable("cuckoo.fixed_agg_union_cost",
+							 "Planner's cost of unioning one entry of a partial cuckoo_agg(value, capacity, fpr) state.",
+							 "Charged per entry of each partial filter after the first (at most "
+							 "capacity entries), so that partial (parallel) aggregation is chosen only "
+							 "when it saves more than the unions cost; 0 charges nothing.",
+							 &fixed_agg_union_cost, 0.05, 0.0, 1e6, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	prev_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = fixed_agg_upper_paths;
 }
