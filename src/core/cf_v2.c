@@ -1559,11 +1559,86 @@ contains2_w28(const cf_filter *cf, uint64_t h)
 	return contains2_at(cf, h, CF_SHAPE_W28);
 }
 
+/*
+ * Shape B72 (target 0.001's default slots: f = 9, t = 9, g = 0, w = 18):
+ * b = 4, buckets of a whole number of bytes (4w a multiple of 8), the four
+ * fingerprints in the bucket's first 64 bits (3w + f <= 64) and the four
+ * tails in its bits 8 .. 71 (f >= 8, 3w + f + t <= 72).  A bucket is then
+ * two 64-bit loads at its first and second byte, without a shift: the first
+ * gets version 1's exact zero-field test on the four fingerprint fields
+ * (p2_low, p2_high: their low f-1 bits and bit f-1), one word per bucket
+ * instead of two.  The tail test is done once, on the lowest flagged slot of
+ * the first bucket that has a flag (a slot with the value's fingerprint);
+ * when it fails and another slot of the pair has the fingerprint (about 7 in
+ * 2^f of the lookups that reach it), the slot-by-slot lookup decides.
+ */
+static bool
+shape_b72(const cf_filter *cf)
+{
+	return cf->b == 4 && cf->t > 0 && cf->f >= 8 && cf->p2_ones[0] != 0 &&
+		(4 * cf->w) % 8 == 0 && 3 * cf->w + cf->f <= 64 &&
+		3 * cf->w + cf->f + cf->t <= 72;
+}
+
+static CF_NOINLINE bool
+contains2_b72(const cf_filter *cf, uint64_t h)
+{
+	v2_hash		v;
+	uint32_t	r1,
+				r2;
+	const uint8_t *d = cf->data;
+	const uint8_t *b1,
+			   *b2;
+	uint64_t	lo = cf->p2_low[0],
+				hi = cf->p2_high[0];
+	uint64_t	fpx,
+				x1,
+				x2,
+				z1,
+				z2;
+
+	v2_parts(cf, h, &v);
+	b1 = d + (locate2_pos(cf, v.q, v.a, &r1) >> 3);
+	b2 = d + (locate2_pos(cf, v.q2, v.a2, &r2) >> 3);
+	fpx = v.fp * cf->p2_ones[0];
+	x1 = load_le64(b1) ^ fpx;
+	x2 = load_le64(b2) ^ fpx;
+	z1 = ~(((x1 & lo) + lo) | x1) & hi;
+	z2 = ~(((x2 & lo) + lo) | x2) & hi;
+	if ((z1 | z2) != 0)
+	{
+		/*
+		 * The first flagged bucket, chosen with a mask: which bucket holds
+		 * a present value is a coin toss, which a branch would mispredict
+		 * half the time.  Its tails are bits 8 .. 71.
+		 */
+		uint64_t	t1 = load_le64(b1 + 1),
+					t2 = load_le64(b2 + 1);
+		uint64_t	m = (uint64_t) 0 - (uint64_t) (z1 != 0);
+		uint64_t	z = z2 ^ ((z1 ^ z2) & m);
+		uint64_t	tw = t2 ^ ((t1 ^ t2) & m);
+		uint32_t	ahi1 = v.a >> r1,
+					ahi2 = v.a2 >> r2;
+		uint32_t	ahi = ahi2 ^ ((ahi1 ^ ahi2) & (uint32_t) m);
+		uint32_t	tail = (uint32_t) (tw >> (__builtin_ctzll(z) - 7)) & cf->tmask;
+		uint32_t	dd = tail ^ ahi;
+
+		/* tail_fits for a nonzero tail: tail <= dd XOR (dd - 1) */
+		if (tail - 1 < (dd ^ (dd - 1)))
+			return true;
+		if (((z1 != 0) & (z2 != 0)) | ((z & (z - 1)) != 0))
+			return contains2_slots(cf, h);
+	}
+	return victim_in_use(cf) && victim_matches_h(cf, h);
+}
+
 static void
 v2_choose_lookup(cf_filter *cf)
 {
 	if (cf->b == 4 && cf->w <= 16 && cf->lo_ones != 0)
 		cf->v2_contains = contains2_w16;
+	else if (shape_b72(cf))
+		cf->v2_contains = contains2_b72;
 	else if (cf->b == 4 && cf->w <= 28 && cf->lo_ones != 0)
 		cf->v2_contains = contains2_w28;
 	else
