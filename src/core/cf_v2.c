@@ -1716,6 +1716,21 @@ v2_choose_lookup(cf_filter *cf)
 		cf->v2_contains = contains2_any;
 }
 
+/* The lookup cf_open chose (v2_contains), by shape name: for the tests. */
+const char *
+cf2_lookup_name(const cf_filter *cf)
+{
+	if (cf->v2_contains == contains2_w15)
+		return "w15";
+	if (cf->v2_contains == contains2_b72)
+		return "b72";
+	if (cf->v2_contains == contains2_w16)
+		return "w16";
+	if (cf->v2_contains == contains2_w28)
+		return "w28";
+	return "any";
+}
+
 bool
 cf2_contains(const cf_filter *cf, uint64_t h)
 {
