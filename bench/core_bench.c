@@ -8,6 +8,9 @@
  *     usage: core_bench [log2_buckets_table3 (default 20)] [log2_buckets_load (default 16)]
  *                       [log2_buckets_large (default 24)] [log2_buckets_growth_large (default 22)]
  *     BENCH_ONLY=growth: only the growth table (format version 2).
+ *     BENCH_GROWTH_LOOKUPS=1: in the growth table, only the rows grown 1000x
+ *     and no right-sized filters of other fingerprint sizes (no second
+ *     table): the lookup ratios alone, in a fraction of the time.
  */
 #define _GNU_SOURCE
 #include "cf.h"
@@ -427,6 +430,8 @@ growth_table(int lg_small, int lg_large)
 	const uint64_t factors[4] = {1, 10, 100, 1000};
 	char		same_fpr[8192] = "";
 	size_t		sl = 0;
+	const char *lk = getenv("BENCH_GROWTH_LOOKUPS");
+	bool		lookups_only = lk != NULL && *lk != '\0' && strcmp(lk, "0") != 0;
 
 	printf("\n## Growing filters (format version 2) against right-sized version-1 filters\n\n");
 	printf("n = 0.94 * 4 * 2^lg items (the right-sized filter's load); the growing filter is created for n / G and filled with the same n items. "
@@ -457,7 +462,7 @@ growth_table(int lg_small, int lg_large)
 			{
 				Filter		t;
 
-				if (f < fv1 - 2 || f > fv1 + 7)
+				if (lookups_only || f < fv1 - 2 || f > fv1 + 7)
 					continue;
 				if (v1_filled(&t, ins, n, (uint32_t) f))
 				{
@@ -469,7 +474,7 @@ growth_table(int lg_small, int lg_large)
 			if (!v1_filled(&v1, ins, n, (uint32_t) fv1))
 				break;
 			fpr1 = measured_fpr(&v1, fq, nf);
-			for (int gi = 0; gi < 4; gi++)
+			for (int gi = lookups_only ? 3 : 0; gi < 4; gi++)
 			{
 				cf_params	p;
 				char		err[256];
@@ -537,6 +542,8 @@ growth_table(int lg_small, int lg_large)
 			free(pos);
 		}
 	}
+	if (lookups_only)
+		return;
 	printf("\n## Bits per item at the same measured fpr\n\n");
 	printf("Right-sized version-1 filters of the same n items with f = f1 - 2 .. f1 + 7 (f1: the target's), fpr measured on the same 4M absent hashes. "
 		   "Interpolated: the bits per item a right-sized filter needs for the grown filter's measured fpr, linear in log(fpr) between the two f whose rates bracket it. "

@@ -128,6 +128,12 @@ typedef struct cf_filter
 	 * filter's shape, chosen by cf_open */
 	uint64_t	v2_base_bits;
 	bool		(*v2_contains) (const struct cf_filter *cf, uint64_t h);
+	/* v2, b = 4, w <= 16 (cf_v2.c, contains2_w16): bit f, the f + t low
+	 * bits, the t tail bits and bit f + t of each slot */
+	uint64_t	v2_tone,
+				v2_fpt,
+				v2_tails,
+				v2_carry;
 } cf_filter;
 
 /*

@@ -801,6 +801,7 @@ cf2_open(cf_filter *cf, const void *buf, size_t len)
 	cf->word_probe = false;
 	cf->ss_word_probe = false;
 	memset(cf->p2_ones, 0, sizeof cf->p2_ones);
+	cf->v2_tone = cf->v2_fpt = cf->v2_tails = cf->v2_carry = 0;
 #if defined(__SIZEOF_INT128__)
 	if (cf->f >= CF_MIN_FP_BITS && cf->f <= 32)
 		probe4_setup(cf);
@@ -1269,6 +1270,10 @@ probe4_setup(cf_filter *cf)
 	{
 		cf->lo_ones = cf->p2_ones[0];
 		cf->bucket_mask = cf->p2_mask[0];
+		cf->v2_tone = cf->lo_ones << cf->f;
+		cf->v2_carry = cf->lo_ones << (cf->f + cf->t);
+		cf->v2_fpt = cf->v2_carry - cf->lo_ones;
+		cf->v2_tails = cf->v2_carry - cf->v2_tone;
 	}
 	else
 	{
@@ -1542,15 +1547,171 @@ contains2_w28(const cf_filter *cf, uint64_t h)
 	return contains2_at(cf, h, CF_SHAPE_W28);
 }
 
+/*
+ * Shape B72 (target 0.001's default slots: f = 9, t = 9, g = 0, w = 18):
+ * b = 4, buckets of a whole number of bytes (4w a multiple of 8), the four
+ * fingerprints in the bucket's first 64 bits (3w + f <= 64) and the four
+ * tails in its bits 8 .. 71 (f >= 8, 3w + f + t <= 72).  A bucket is then
+ * two 64-bit loads at its first and second byte, without a shift: the first
+ * gets version 1's exact zero-field test on the four fingerprint fields
+ * (p2_low, p2_high: their low f-1 bits and bit f-1), one word per bucket
+ * instead of two.  The tail test is done once, on the lowest flagged slot of
+ * the first bucket that has a flag (a slot with the value's fingerprint);
+ * when it fails and another slot of the pair has the fingerprint (about 7 in
+ * 2^f of the lookups that reach it), the slot-by-slot lookup decides.
+ */
+static bool
+shape_b72(const cf_filter *cf)
+{
+	return cf->b == 4 && cf->t > 0 && cf->f >= 8 && cf->p2_ones[0] != 0 &&
+		(4 * cf->w) % 8 == 0 && 3 * cf->w + cf->f <= 64 &&
+		3 * cf->w + cf->f + cf->t <= 72;
+}
+
+static CF_NOINLINE bool
+contains2_b72(const cf_filter *cf, uint64_t h)
+{
+	v2_hash		v;
+	uint32_t	r1,
+				r2;
+	const uint8_t *d = cf->data;
+	const uint8_t *b1,
+			   *b2;
+	uint64_t	lo = cf->p2_low[0],
+				hi = cf->p2_high[0];
+	uint64_t	fpx,
+				x1,
+				x2,
+				z1,
+				z2;
+
+	v2_parts(cf, h, &v);
+	b1 = d + (locate2_pos(cf, v.q, v.a, &r1) >> 3);
+	b2 = d + (locate2_pos(cf, v.q2, v.a2, &r2) >> 3);
+	fpx = v.fp * cf->p2_ones[0];
+	x1 = load_le64(b1) ^ fpx;
+	x2 = load_le64(b2) ^ fpx;
+	z1 = ~(((x1 & lo) + lo) | x1) & hi;
+	z2 = ~(((x2 & lo) + lo) | x2) & hi;
+	if ((z1 | z2) != 0)
+	{
+		/*
+		 * The first flagged bucket, chosen with a mask: which bucket holds
+		 * a present value is a coin toss, which a branch would mispredict
+		 * half the time.  Its tails are bits 8 .. 71.
+		 */
+		uint64_t	t1 = load_le64(b1 + 1),
+					t2 = load_le64(b2 + 1);
+		uint64_t	m = (uint64_t) 0 - (uint64_t) (z1 != 0);
+		uint64_t	z = z2 ^ ((z1 ^ z2) & m);
+		uint64_t	tw = t2 ^ ((t1 ^ t2) & m);
+		uint32_t	ahi1 = v.a >> r1,
+					ahi2 = v.a2 >> r2;
+		uint32_t	ahi = ahi2 ^ ((ahi1 ^ ahi2) & (uint32_t) m);
+		uint32_t	tail = (uint32_t) (tw >> (__builtin_ctzll(z) - 7)) & cf->tmask;
+		uint32_t	dd = tail ^ ahi;
+
+		/* tail_fits for a nonzero tail: tail <= dd XOR (dd - 1) */
+		if (tail - 1 < (dd ^ (dd - 1)))
+			return true;
+		if (((z1 != 0) & (z2 != 0)) | ((z & (z - 1)) != 0))
+			return contains2_slots(cf, h);
+	}
+	return victim_in_use(cf) && victim_matches_h(cf, h);
+}
+
+/*
+ * Shape W15 (target 0.01's default slots: f = 6, t = 9, g = 0, w = 15):
+ * b = 4, a bucket in one 64-bit word (w <= 16), t > 0, and bit f + t of the
+ * highest slot inside the word (3w + f + t <= 63).  Every slot of both
+ * buckets is tested at once, fingerprint and tail together, without a bit
+ * scan and without a branch before the answer (a first test of the
+ * fingerprints alone, with a branch, flags about 1 absent lookup in 8 at
+ * f = 6 and mispredicts there: measured no faster for absent values and
+ * slower for present ones, docs/BENCHMARKS.md): with
+ * y = (slot XOR (fp | (ahi mod 2^t) << f)) mod 2^(f+t), the slot matches
+ * exactly when its tail bits and bit f all lie at or below y's lowest set
+ * bit, i.e. ((tail << f) | 2^f) AND NOT (y XOR (y - 1)) = 0: a fingerprint
+ * that differs puts y's lowest bit below f (and bit f outside the mask),
+ * one that agrees puts it at f plus the lowest bit where tail and address
+ * differ (FORMAT 13.5: the spare bits below the tail's marker agree).  The
+ * y - 1 of every slot comes from one subtraction: a borrow crosses into
+ * the slot above only from a y of 0, a match.  The zero test of the
+ * result: adding the tail mask carries into bit f + t of each slot whose
+ * result is not 0.
+ */
+static bool
+shape_w15(const cf_filter *cf)
+{
+	return cf->b == 4 && cf->w <= 16 && cf->lo_ones != 0 && cf->t > 0 &&
+		3 * cf->w + cf->f + cf->t <= 63;
+}
+
+static CF_ALWAYS_INLINE uint64_t
+w15_misses(const cf_filter *cf, uint64_t v, uint64_t x)
+{
+	uint64_t	y = (v ^ x) & cf->v2_fpt;
+	uint64_t	r = (v | cf->v2_tone) & cf->v2_tails & ~(y ^ (y - cf->lo_ones));
+
+	return (r + cf->v2_tails) & cf->v2_carry;
+}
+
+static CF_NOINLINE bool
+contains2_w15(const cf_filter *cf, uint64_t h)
+{
+	v2_hash		v;
+	uint32_t	r1,
+				r2;
+	const uint8_t *d = cf->data;
+	uint64_t	p1,
+				p2,
+				fpx,
+				x1,
+				x2,
+				w1,
+				w2;
+
+	v2_parts(cf, h, &v);
+	p1 = locate2_pos(cf, v.q, v.a, &r1);
+	p2 = locate2_pos(cf, v.q2, v.a2, &r2);
+	fpx = v.fp * cf->lo_ones;
+	x1 = fpx | ((v.a >> r1) & cf->tmask) * cf->v2_tone;
+	x2 = fpx | ((v.a2 >> r2) & cf->tmask) * cf->v2_tone;
+	w1 = load_le64(d + (p1 >> 3)) >> (p1 & 7);
+	w2 = load_le64(d + (p2 >> 3)) >> (p2 & 7);
+	if ((w15_misses(cf, w1, x1) & w15_misses(cf, w2, x2)) != cf->v2_carry)
+		return true;
+	return victim_in_use(cf) && victim_matches_h(cf, h);
+}
+
 static void
 v2_choose_lookup(cf_filter *cf)
 {
-	if (cf->b == 4 && cf->w <= 16 && cf->lo_ones != 0)
+	if (shape_w15(cf))
+		cf->v2_contains = contains2_w15;
+	else if (cf->b == 4 && cf->w <= 16 && cf->lo_ones != 0)
 		cf->v2_contains = contains2_w16;
+	else if (shape_b72(cf))
+		cf->v2_contains = contains2_b72;
 	else if (cf->b == 4 && cf->w <= 28 && cf->lo_ones != 0)
 		cf->v2_contains = contains2_w28;
 	else
 		cf->v2_contains = contains2_any;
+}
+
+/* The lookup cf_open chose (v2_contains), by shape name: for the tests. */
+const char *
+cf2_lookup_name(const cf_filter *cf)
+{
+	if (cf->v2_contains == contains2_w15)
+		return "w15";
+	if (cf->v2_contains == contains2_b72)
+		return "b72";
+	if (cf->v2_contains == contains2_w16)
+		return "w16";
+	if (cf->v2_contains == contains2_w28)
+		return "w28";
+	return "any";
 }
 
 bool

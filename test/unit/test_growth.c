@@ -1286,11 +1286,188 @@ done:
 	free(out);
 }
 
+/*
+ * The two lookups of the default growing shapes (cf_v2.c: contains2_w15,
+ * fingerprint and tail of every slot tested at once, for one-word buckets
+ * such as target 0.01's f 6 t 9; contains2_b72, one fingerprint word and
+ * one tail test per lookup, for byte-aligned 72-bit buckets such as target
+ * 0.001's f 9 t 9) against ref_v2_contains (FORMAT 13.5 slot by slot):
+ * random f, t and g within each shape's rules (the default shapes one time
+ * in three), filters grown from 1 to 64 buckets to up to 200 times that,
+ * some with max_kicks 0 to 3 (victim slot in use), items removed, filters
+ * with generation bits rotated and refilled; every stored and removed
+ * hash and 8192 absent ones, by cf_contains and cf_contains_many; every
+ * live item found.  cf_open must have chosen the shape's lookup.
+ */
+static void
+test_lookup_fast_shapes(void)
+{
+	enum
+	{
+		NH = 24000
+	};
+	gfilt		G = {{0}};
+	uint64_t	rs = 4242,
+				probes = 0,
+				positives = 0;
+	uint64_t   *hs = malloc(NH * sizeof(uint64_t)),
+			   *q = malloc(4096 * sizeof(uint64_t));
+	bool	   *live = malloc(NH * sizeof(bool)),
+			   *out = malloc(4096 * sizeof(bool));
+	int			count[2] = {0, 0},
+				victims = 0,
+				rotated = 0,
+				tagged = 0,
+				big = 0;
+
+	t_begin();
+	CHECK(hs && q && live && out, "out of memory");
+	for (int it = 0; it < 240; it++)
+	{
+		int			b72 = it % 2;
+		uint32_t	f,
+					t,
+					g,
+					w,
+					m0 = 1 + (uint32_t) rnd(&rs, 64);
+		cf_params	p;
+		size_t		nh = 0,
+					want_n;
+		bool		rot;
+		const char *name;
+
+		if (rnd(&rs, 3) == 0)
+		{
+			/* the default shapes (cf_params_growing, targets 0.01 and 0.001) */
+			f = b72 ? 9 : 6;
+			t = 9;
+			g = 0;
+		}
+		else if (b72)
+		{
+			/* w = 18: f 8 .. 10 (fingerprints in the first word), g 0 .. 2 */
+			g = (uint32_t) rnd(&rs, 3);
+			f = 8 + (uint32_t) rnd(&rs, 3);
+			t = 18 - f - g;
+		}
+		else
+		{
+			/* w <= 16 with bit f + t of the fourth slot in the word */
+			do
+			{
+				g = rnd(&rs, 2) ? 0 : 1 + (uint32_t) rnd(&rs, 3);
+				f = 4 + (uint32_t) rnd(&rs, 9);
+				t = 2 + (uint32_t) rnd(&rs, 10);
+				w = f + t + g;
+			} while (w > 16 || 3 * w + f + t > 63);
+		}
+		w = f + t + g;
+		rot = g > 0 && rnd(&rs, 2) == 0;
+		p = gparams(m0, f, t, g, 2);
+		if (rnd(&rs, 4) == 0)
+			p.max_kicks = (uint32_t) rnd(&rs, 4);
+		REQUIRE(gnew(&G, &p));
+		name = cf2_lookup_name(&G.cf);
+		CHECK(strcmp(name, b72 ? "b72" : "w15") == 0,
+			  "f %u t %u g %u (w %u): cf_open chose the %s lookup", f, t, g, w, name);
+		want_n = (size_t) m0 * 4 * (1 + rnd(&rs, 200));
+		if (want_n > NH / 2)
+			want_n = NH / 2;
+		for (size_t tries = 0; nh < want_n && tries < 2 * want_n + 8; tries++)
+		{
+			uint64_t	h = sm64(&rs);
+			cf_status	st = cf_insert(&G.cf, h);
+
+			if (st == CF_OK || st == CF_OK_STASHED)
+			{
+				hs[nh] = h;
+				live[nh++] = true;
+			}
+		}
+		victims += cf_victim_used(&G.cf);
+		big += G.cf.m >= 64 * m0;
+		for (size_t j = 3; j < nh; j += 7)
+		{
+			CHECK(cf_remove(&G.cf, hs[j]), "f %u t %u g %u: remove of a stored item failed", f, t, g);
+			live[j] = false;
+		}
+		if (rot)
+		{
+			uint32_t	keep = 1 + (uint32_t) rnd(&rs, (UINT64_C(1) << g) - 1);
+			size_t		len = cf_rotate_bytes(&G.cf, keep);
+			uint8_t    *nb = malloc(len);
+
+			CHECK(len > 0 && nb, "cf_rotate_bytes(keep %u): %zu", keep, len);
+			cf_rotate(&G.cf, keep, nb);
+			free(G.cf.buf);
+			cf_open(&G.cf, nb, len);
+			CHECK(strcmp(cf2_lookup_name(&G.cf), b72 ? "b72" : "w15") == 0,
+				  "f %u t %u g %u after a rotation: the %s lookup", f, t, g, cf2_lookup_name(&G.cf));
+			rotated++;
+			/* the generation kept goes on being found; add more */
+			if (keep == 1)
+				for (size_t j = 0; j < nh; j++)
+					live[j] = false;
+			for (size_t tries = 0; nh < NH && tries < (size_t) m0 * 40; tries++)
+			{
+				uint64_t	h = sm64(&rs);
+				cf_status	st = cf_insert(&G.cf, h);
+
+				if (st == CF_OK || st == CF_OK_STASHED)
+				{
+					hs[nh] = h;
+					live[nh++] = true;
+				}
+			}
+		}
+		tagged += g > 0;
+		REQUIRE(gvalid(&G, "after the fill"));
+		for (size_t base = 0; base < nh + 8192; base += 4096)
+		{
+			size_t		nq = 0;
+
+			for (; nq < 4096 && base + nq < nh + 8192; nq++)
+				q[nq] = base + nq < nh ? hs[base + nq] : sm64(&rs);
+			cf_contains_many(&G.cf, q, nq, out);
+			for (size_t x = 0; x < nq; x++)
+			{
+				size_t		j = base + x;
+				bool		want = ref_v2_contains(G.cf.buf, q[x]);
+				bool		got = cf_contains(&G.cf, q[x]);
+
+				CHECK(got == want && out[x] == want,
+					  "%s: f %u t %u g %u (m %u, victim %d, rotated %d): probe %zu: cf_contains %d, cf_contains_many %d, FORMAT 13.5 %d",
+					  name, f, t, g, G.cf.m, (int) cf_victim_used(&G.cf), (int) rot, j, got, out[x], want);
+				CHECK(j >= nh || !live[j] || got, "%s: f %u t %u g %u: false negative for item %zu", name, f, t, g, j);
+				positives += want;
+				probes++;
+			}
+		}
+		free(G.cf.buf);
+		G.cf.buf = NULL;
+		count[b72]++;
+	}
+	CHECK(victims >= 10 && rotated >= 20 && tagged >= 40 && big >= 40,
+		  "coverage: %d with the victim used, %d rotated, %d with generation bits, %d grown 64x or more",
+		  victims, rotated, tagged, big);
+	t_set_note("%d w15 and %d b72 filters (%d with the victim used, %d rotated, %d grown 64x or more), %llu lookups, %llu positive",
+			   count[0], count[1], victims, rotated, big,
+			   (unsigned long long) probes, (unsigned long long) positives);
+done:
+	t_end("lookups: the w15 and b72 lookups equal FORMAT 13.5 on random grown, rotated filters, no false negative");
+	free(G.cf.buf);
+	free(hs);
+	free(q);
+	free(live);
+	free(out);
+}
+
 void
 run_growth_tests(void)
 {
 	test_lookup_shapes();
 	test_lookup_random();
+	test_lookup_fast_shapes();
 	test_params_v2();
 	test_growth(10, 1000, 0.01);
 	test_growth(1000, 1000, 0.01);
