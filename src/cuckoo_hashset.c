@@ -8,7 +8,7 @@
  * when a part is full its new hashes are sorted (radix sort), their repeats
  * dropped, and they are merged into its front, from the back.  A set starts
  * as one part for every hash (the flat part); when that part would grow past
- * HASHSET_FLAT_MAX hashes (256 kB) the set is split into HASHSET_PARTS parts
+ * HASHSET_FLAT_MAX hashes (125 kB) the set is split into HASHSET_PARTS parts
  * by the top bits of a hash, and stays split.  So a part is small enough for
  * the sort and the merge to stay in the cache (a few hundred kB at 10M
  * values), a small or mid-size set (a group of a GROUP BY) costs one array
@@ -262,11 +262,17 @@ part_reserve(HashSetState *s, HashSetPart *p, int64 want)
 	 * resident only once written, so the room not yet used costs address
 	 * space, not memory, and no freed copy is left behind in the heap.
 	 * Each hash is merged about twice on its way (part_normalize).  The
-	 * flat part only doubles (at most HASHSET_FLAT_MAX hashes as a rule): a
-	 * mid-size group's set stays near its size, which the hashed
-	 * aggregation counts.
+	 * flat part only doubles, up to HASHSET_FLAT_MAX hashes (a mid-size
+	 * group's set stays near its size, which the hashed aggregation counts),
+	 * and stays below the C library's 128 kB mmap threshold: it is freed
+	 * when the set is split, and freeing an mmap'd array raises that
+	 * threshold, after which the parts' arrays of 128 and 256 kB would come
+	 * from the heap and leave their copies there as they grow (a 10M-value
+	 * build peaked 35 MB higher with a 256 kB flat part).
 	 */
-	if (p == &s->flat || p->cap < 1024)
+	if (p == &s->flat)
+		cap = Min(p->cap * 2, HASHSET_FLAT_MAX);
+	else if (p->cap < 1024)
 		cap = p->cap * 2;
 	else
 		cap = Max(p->cap * 2, 16384);

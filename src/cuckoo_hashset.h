@@ -14,7 +14,7 @@
 #define HASHSET_PART_BITS	8		/* the set is split by the top 8 bits of a hash */
 #define HASHSET_PARTS		(1 << HASHSET_PART_BITS)
 #define HASHSET_PART_MIN	16		/* first room of a part */
-#define HASHSET_FLAT_MAX	32768	/* most hashes of the one flat part (256 kB) */
+#define HASHSET_FLAT_MAX	16000	/* most hashes of the one flat part (125 kB) */
 #define HASHSET_CHUNK		4096	/* hashes a reader hands out at a time */
 #define HASHSET_DEFAULT_FPR	0.01
 #define HASHSET_LOAD		0.95	/* load the data-sized filter is built at */
