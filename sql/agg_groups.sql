@@ -157,3 +157,54 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET enable_partitionwise_aggregate;
+
+-- a set starts as one flat sorted array and is split into 256 parts by the
+-- top 8 bits of a hash only past 16,000 hashes: 256 part headers (8 kB) for
+-- every group made a GROUP BY over mid-size groups slower and larger (1,000
+-- groups of 200 bigints: 48 MB; 40,000 groups of 5 oids: 362 MB).  250
+-- groups of 200 bigints (2 MB), and 2,000 groups of 5 oids (the internal
+-- state), fit in 4 MB of hash memory (work_mem 2MB, hash_mem_multiplier 2;
+-- the groups come one after the other, so that each new group sees the
+-- memory of the full ones before it; 5 batches with the 256 parts):
+SET max_parallel_workers_per_gather = 0;
+SET enable_sort = off;
+SET work_mem = '2MB';
+SET hash_mem_multiplier = 2;
+SELECT ag_batches('SELECT g / 200, cuckoo_agg(g::bigint) FROM generate_series(0, 49999) g GROUP BY 1') AS mid_groups,
+       ag_batches('SELECT g / 5, cuckoo_agg(g::oid) FROM generate_series(0, 9999) g GROUP BY 1') AS oid_groups;
+RESET hash_mem_multiplier;
+RESET work_mem;
+RESET enable_sort;
+
+-- the filters' bytes do not depend on the layout: sets below, at and above
+-- the split (16,000 hashes), built hashed, sorted and in parallel (partial
+-- states combined: flat into flat, flat into split and split into split),
+-- for the concrete overload and the internal state, give the md5s the
+-- 256-part layout gave (the same for every plan)
+CREATE TABLE ag_split AS
+  SELECT k, k::bigint * 1000000 + g AS v
+  FROM unnest(ARRAY[1, 200, 15999, 16000, 16001, 40000]) k, generate_series(1, k) g;
+INSERT INTO ag_split SELECT k, v FROM ag_split WHERE k IN (200, 16001);
+ANALYZE ag_split;
+CREATE FUNCTION ag_split_md5s() RETURNS TABLE (bigints text, oids text, whole text)
+LANGUAGE sql AS $$
+  SELECT (SELECT md5(string_agg(md5(f::text), ',' ORDER BY k))
+          FROM (SELECT k, cuckoo_agg(v) AS f FROM ag_split GROUP BY k) a),
+         (SELECT md5(string_agg(md5(f::text), ',' ORDER BY k))
+          FROM (SELECT k, ag_internal((v % 4000000000)::oid, 0.01) AS f FROM ag_split GROUP BY k) a),
+         (SELECT md5(cuckoo_agg(v)::text) FROM ag_split) $$;
+SELECT 'hashed' AS plan, * FROM ag_split_md5s();
+SET enable_hashagg = off;
+SELECT 'sorted' AS plan, * FROM ag_split_md5s();
+RESET enable_hashagg;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT 'parallel' AS plan, * FROM ag_split_md5s();
+SET max_parallel_workers_per_gather = 0;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+DROP FUNCTION ag_split_md5s();
+DROP TABLE ag_split;

@@ -3,14 +3,18 @@
  *     The state of cuckoo_agg(value [, fpr]): the set of distinct 64-bit
  *     hashes seen (HashSetState, declared in cuckoo_hashset.h).
  *
- * The set is split into HASHSET_PARTS parts by the top bits of a hash.  A
- * part is an array: a sorted front without repeats, then the hashes appended
- * since.  A transition appends to the hash's part (no probing); when a part
- * is full its new hashes are sorted (radix sort), their repeats dropped, and
- * they are merged into its front, from the back.  A part is small enough for
+ * A part is an array: a sorted front without repeats, then the hashes
+ * appended since.  A transition appends to the hash's part (no probing);
+ * when a part is full its new hashes are sorted (radix sort), their repeats
+ * dropped, and they are merged into its front, from the back.  A set starts
+ * as one part for every hash (the flat part); when that part would grow past
+ * HASHSET_FLAT_MAX hashes (125 kB) the set is split into HASHSET_PARTS parts
+ * by the top bits of a hash, and stays split.  So a part is small enough for
  * the sort and the merge to stay in the cache (a few hundred kB at 10M
- * values), and doubles when still full, so each hash is moved about twice
- * and memory stays near 8 bytes per distinct value (docs/DESIGN.md).  A state
+ * values), a small or mid-size set (a group of a GROUP BY) costs one array
+ * and no part headers, a part doubles when still full, each hash is moved
+ * about twice and memory stays near 8 bytes per distinct value
+ * (docs/DESIGN.md).  A state
  * may also hold one sorted run (a deserialised state, or a view of a flat
  * value), merged with the parts on the fly by the reader.  The final build,
  * combine and serialisation all see the hashes in ascending order
@@ -51,7 +55,7 @@ hashset_new(MemoryContext cxt, double fpr, uint16 kind, uint32 tag)
 	s->fpr = fpr;
 	s->kind = kind;
 	s->type_tag = tag;
-	/* the parts are allocated by the first add */
+	/* the flat part's array is allocated by the first add */
 	return s;
 }
 
@@ -235,7 +239,8 @@ part_normalize(HashSetState *s, HashSetPart *p)
 	/* the new hashes, sorted and distinct, into the scratch */
 	b = hashset_scratch(s, 2 * nb);
 	memcpy(b, p->a + na, (Size) nb * sizeof(uint64));
-	sort_hashes(b, b + nb, nb, HASHSET_PART_BITS);
+	/* the top bits are equal within a part of a split set, any in the flat one */
+	sort_hashes(b, b + nb, nb, p == &s->flat ? 0 : HASHSET_PART_BITS);
 	nb = dedupe_sorted(b, nb);
 	p->n = na;
 	part_merge_sorted(p, b, nb);
@@ -256,9 +261,21 @@ part_reserve(HashSetState *s, HashSetPart *p, int64 want)
 	 * (mmap; realloc moves them with mremap, nothing copied), which are
 	 * resident only once written, so the room not yet used costs address
 	 * space, not memory, and no freed copy is left behind in the heap.
-	 * Each hash is merged about twice on its way (part_normalize).
+	 * Each hash is merged about twice on its way (part_normalize).  The
+	 * flat part only doubles, up to HASHSET_FLAT_MAX hashes (a mid-size
+	 * group's set stays near its size, which the hashed aggregation counts),
+	 * and stays below the C library's 128 kB mmap threshold: it is freed
+	 * when the set is split, and freeing an mmap'd array raises that
+	 * threshold, after which the parts' arrays of 128 and 256 kB would come
+	 * from the heap and leave their copies there as they grow (a 10M-value
+	 * build peaked 35 MB higher with a 256 kB flat part).
 	 */
-	cap = p->cap < 1024 ? p->cap * 2 : Max(p->cap * 2, 16384);
+	if (p == &s->flat)
+		cap = Min(p->cap * 2, HASHSET_FLAT_MAX);
+	else if (p->cap < 1024)
+		cap = p->cap * 2;
+	else
+		cap = Max(p->cap * 2, 16384);
 	cap = Max(cap, Max(want, HASHSET_PART_MIN));
 	if ((uint64) cap > MaxAllocHugeSize / sizeof(uint64) / 2)
 		ereport(ERROR,
@@ -271,20 +288,52 @@ part_reserve(HashSetState *s, HashSetPart *p, int64 want)
 	p->cap = cap;
 }
 
+static void parts_append_run(HashSetState *s, const uint64 *a, int64 n);
+
 /*
- * A part is full (hashset_add): its appended hashes are sorted into it,
- * dropping repeats; if that left less than a quarter free, it grows.
+ * Splits a flat set into HASHSET_PARTS parts (the set is unchanged): the flat
+ * part, sorted, goes to the parts as one run, and its array is freed.
  */
-void
-hashset_part_full(HashSetState *s, HashSetPart *p)
+static void
+hashset_split(HashSetState *s)
+{
+	HashSetPart flat;
+
+	Assert(s->parts == NULL);
+	part_normalize(s, &s->flat);
+	flat = s->flat;
+	memset(&s->flat, 0, sizeof(s->flat));
+	s->parts = MemoryContextAllocZero(s->cxt, HASHSET_PARTS * sizeof(HashSetPart));
+	parts_append_run(s, flat.a, flat.n);
+	if (flat.a != NULL)
+		pfree(flat.a);
+}
+
+/*
+ * A part is full (hashset_add, about to append h): its appended hashes are
+ * sorted into it, dropping repeats; if that left less than a quarter free, it
+ * grows, or, the flat part past HASHSET_FLAT_MAX hashes, the set is split.
+ * Returns the part h goes to, with room for it.
+ */
+HashSetPart *
+hashset_part_full(HashSetState *s, HashSetPart *p, uint64 h)
 {
 	if (p->a != NULL)
 	{
 		part_normalize(s, p);
 		if (p->n <= p->cap - p->cap / 4)
-			return;				/* repeats made room: no need to grow */
+			return p;			/* repeats made room: no need to grow */
+	}
+	if (p == &s->flat && p->cap >= HASHSET_FLAT_MAX)
+	{
+		hashset_split(s);
+		p = &s->parts[h >> (64 - HASHSET_PART_BITS)];
+		if (p->n < p->cap)
+			return p;
+		return hashset_part_full(s, p, h);
 	}
 	part_reserve(s, p, p->n + 1);
+	return p;
 }
 
 /* Appends src[0 .. n-1] (all of part p's range) to p; sorted: ascending and distinct. */
@@ -306,14 +355,13 @@ part_append(HashSetState *s, HashSetPart *p, const uint64 *src, int64 n, bool so
 	p->n += n;
 }
 
-/* Appends the ascending, distinct run a[0 .. n-1] to the parts of s. */
+/* Appends the ascending, distinct run a[0 .. n-1] to the parts of the split s. */
 static void
 parts_append_run(HashSetState *s, const uint64 *a, int64 n)
 {
 	int64		i = 0;
 
-	if (n > 0 && s->parts == NULL)
-		s->parts = MemoryContextAllocZero(s->cxt, HASHSET_PARTS * sizeof(HashSetPart));
+	Assert(s->parts != NULL);
 	while (i < n)
 	{
 		uint64		top = a[i] >> (64 - HASHSET_PART_BITS);
@@ -326,12 +374,34 @@ parts_append_run(HashSetState *s, const uint64 *a, int64 n)
 	}
 }
 
+/*
+ * Appends the ascending, distinct run a[0 .. n-1] to s: merged into the flat
+ * part if it stays within HASHSET_FLAT_MAX hashes, else to the parts.
+ */
+static void
+hashset_append_run(HashSetState *s, const uint64 *a, int64 n)
+{
+	if (n == 0)
+		return;
+	if (s->parts == NULL && s->flat.n + n <= HASHSET_FLAT_MAX)
+	{
+		part_append(s, &s->flat, a, n, true);
+		return;
+	}
+	if (s->parts == NULL)
+		hashset_split(s);
+	parts_append_run(s, a, n);
+}
+
 /* Sorts every part (the set is unchanged): each part ascending and distinct. */
 void
 hashset_flush(HashSetState *s)
 {
 	if (s->parts == NULL)
+	{
+		part_normalize(s, &s->flat);
 		return;
+	}
 	for (int i = 0; i < HASHSET_PARTS; i++)
 	{
 		part_normalize(s, &s->parts[i]);
@@ -351,7 +421,8 @@ hashset_reader_open(HashSetReader *r, HashSetState *s)
 	r->a = s->sorted;
 	r->na = s->sorted ? s->nsorted : 0;
 	r->ia = 0;
-	r->parts = s->parts;
+	r->parts = s->parts != NULL ? s->parts : &s->flat;
+	r->nparts = s->parts != NULL ? HASHSET_PARTS : 1;
 	r->pi = 0;
 	r->pj = 0;
 }
@@ -362,12 +433,12 @@ reader_part_peek(HashSetReader *r, uint64 *v)
 {
 	if (r->parts == NULL)
 		return false;
-	while (r->pi < HASHSET_PARTS && r->pj >= r->parts[r->pi].n)
+	while (r->pi < r->nparts && r->pj >= r->parts[r->pi].n)
 	{
 		r->pi++;
 		r->pj = 0;
 	}
-	if (r->pi >= HASHSET_PARTS)
+	if (r->pi >= r->nparts)
 		return false;
 	*v = r->parts[r->pi].a[r->pj];
 	return true;
@@ -440,7 +511,9 @@ hashset_count(HashSetState *s)
 	if (s->sorted == NULL || s->nsorted == 0)
 	{
 		/* the parts alone: distinct within each, disjoint across */
-		if (s->parts != NULL)
+		if (s->parts == NULL)
+			n = s->flat.n;
+		else
 			for (int i = 0; i < HASHSET_PARTS; i++)
 				n += s->parts[i].n;
 		return n;
@@ -457,20 +530,25 @@ hashset_count(HashSetState *s)
 
 
 /*
- * s1 gains s2's hashes, part by part: a part of s2 goes whole into the same
- * part of s1, its sorted front merged at once (no sorting), anything s2 had
- * not sorted yet appended, to be sorted in when the part next fills or is
- * read.  s2's set is only read.
+ * s1 gains s2's hashes.  A flat s2 is sorted (its set unchanged) and goes in
+ * as one run.  A split s2 goes part by part (s1 split first): a part of s2
+ * goes whole into the same part of s1, its sorted front merged at once (no
+ * sorting), anything s2 had not sorted yet appended, to be sorted in when the
+ * part next fills or is read.  s2's set is only read.
  */
 void
 hashset_combine(HashSetState *s1, HashSetState *s2)
 {
 	if (s2->sorted != NULL && s2->nsorted > 0)
-		parts_append_run(s1, s2->sorted, s2->nsorted);
+		hashset_append_run(s1, s2->sorted, s2->nsorted);
 	if (s2->parts == NULL)
+	{
+		part_normalize(s2, &s2->flat);
+		hashset_append_run(s1, s2->flat.a, s2->flat.n);
 		return;
+	}
 	if (s1->parts == NULL)
-		s1->parts = MemoryContextAllocZero(s1->cxt, HASHSET_PARTS * sizeof(HashSetPart));
+		hashset_split(s1);
 	for (int i = 0; i < HASHSET_PARTS; i++)
 	{
 		HashSetPart *p2 = &s2->parts[i];

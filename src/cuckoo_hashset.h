@@ -14,6 +14,7 @@
 #define HASHSET_PART_BITS	8		/* the set is split by the top 8 bits of a hash */
 #define HASHSET_PARTS		(1 << HASHSET_PART_BITS)
 #define HASHSET_PART_MIN	16		/* first room of a part */
+#define HASHSET_FLAT_MAX	16000	/* most hashes of the one flat part (125 kB) */
 #define HASHSET_CHUNK		4096	/* hashes a reader hands out at a time */
 #define HASHSET_DEFAULT_FPR	0.01
 #define HASHSET_LOAD		0.95	/* load the data-sized filter is built at */
@@ -39,7 +40,10 @@ typedef struct HashSetState
 								 * deserialised or flat state; may be NULL) */
 	int64		nsorted;
 	int64		sorted_cap;
-	HashSetPart *parts;			/* HASHSET_PARTS parts, NULL until the first add */
+	HashSetPart flat;			/* the set while parts is NULL: one part for
+								 * every hash (sorted on all 64 bits) */
+	HashSetPart *parts;			/* HASHSET_PARTS parts, NULL until the flat
+								 * part outgrows HASHSET_FLAT_MAX */
 	uint64	   *scratch;		/* sorting room, scratch_cap hashes */
 	int64		scratch_cap;
 	double		fpr;
@@ -54,6 +58,7 @@ typedef struct HashSetReader
 	int64		na,
 				ia;
 	const HashSetPart *parts;	/* the parts, each sorted (hashset_flush) */
+	int			nparts;			/* HASHSET_PARTS, or 1 (the flat part) */
 	int			pi;				/* current part */
 	int64		pj;				/* next position in it */
 } HashSetReader;
@@ -78,19 +83,20 @@ hashset_fp_bits(double fpr)
 	return plan_fp_bits(fpr, HASHSET_BUCKET, HASHSET_LOAD, "cuckoo_agg");
 }
 
-extern void hashset_part_full(HashSetState *s, HashSetPart *p);
+extern HashSetPart *hashset_part_full(HashSetState *s, HashSetPart *p, uint64 h);
 
-/* Adds one hash (inline: called per row): appended to its part. */
+/*
+ * Adds one hash (inline: called per row): appended to the flat part, or,
+ * once the set is split, to its part.
+ */
 static inline void
 hashset_add(HashSetState *s, uint64 h)
 {
 	HashSetPart *p;
 
-	if (unlikely(s->parts == NULL))
-		s->parts = MemoryContextAllocZero(s->cxt, HASHSET_PARTS * sizeof(HashSetPart));
-	p = &s->parts[h >> (64 - HASHSET_PART_BITS)];
+	p = likely(s->parts == NULL) ? &s->flat : &s->parts[h >> (64 - HASHSET_PART_BITS)];
 	if (unlikely(p->n == p->cap))
-		hashset_part_full(s, p);
+		p = hashset_part_full(s, p, h);
 	p->a[p->n++] = h;
 }
 
