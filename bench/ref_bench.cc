@@ -14,9 +14,13 @@
  * nothing here fetches it) it is compiled with -DWITH_REF against
  * $CUCKOO_REF_DIR/src; without it, it prints our figures alone.
  *
- * Each figure is the best of `rounds` rounds; in each round both filters are
- * built afresh from the same keys and every measurement alternates between
- * them (which one goes first alternates between rounds).  The reference
+ * Each figure is the median of `rounds` rounds, with the lowest and highest;
+ * in each round both filters are built afresh from the same keys and every
+ * measurement alternates between them (which one goes first alternates
+ * between rounds).  Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID),
+ * so that time the benchmark spends descheduled on a shared machine does not
+ * count; the ratio is that of the medians, and the range of the ratios of the
+ * two measurements of each round is given beside it.  The reference
  * hashes each 64-bit key (its TwoIndependentMultiplyShift, one 128-bit
  * multiply); ours takes the key as the 64-bit hash it is given by the
  * extension.  Both use ordinary 4 kB pages (no huge-page advice).
@@ -25,6 +29,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <ctime>
 #include <vector>
 
@@ -51,7 +56,7 @@ now_ns()
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
@@ -103,11 +108,32 @@ struct RefTimes
 /* ratios ours / reference per size, for the goals table (index 0: 2^16, 1: large) */
 static double goal_ratio[2][NOPS];
 
+/* per-round samples of one operation; reported as the median and the range */
+typedef std::vector<double> Samples;
+
 static void
-min_into(double *best, double v)
+add_sample(Samples *s, double v)
 {
-	if (*best == 0 || v < *best)
-		*best = v;
+	s->push_back(v);
+}
+
+static double
+median(Samples s)
+{
+	std::sort(s.begin(), s.end());
+	return s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+}
+
+static double
+lowest(const Samples &s)
+{
+	return *std::min_element(s.begin(), s.end());
+}
+
+static double
+highest(const Samples &s)
+{
+	return *std::max_element(s.begin(), s.end());
 }
 
 static void
@@ -119,8 +145,8 @@ run_size(int lg, int rounds, int slot)
 				ndel = n / 10,
 				failed;
 	std::vector<uint64_t> ins(n), neg(nq), pos(nq), mix(nq);
-	double		ours[NOPS] = {0},
-				ref[NOPS] = {0};
+	Samples		ours[NOPS],
+				ref[NOPS];
 	uint64_t	hits,
 				fneg_ours = 0,
 				fneg_ref = 0,
@@ -154,12 +180,12 @@ run_size(int lg, int rounds, int slot)
 		{
 			if ((side ^ (r & 1)) == 0)
 			{
-				min_into(&ours[INSERT], ours_insert(o, ins.data(), n, &failed));
+				add_sample(&ours[INSERT], ours_insert(o, ins.data(), n, &failed));
 				fneg_ours += failed;
 			}
 			else
 			{
-				min_into(&ref[INSERT], RefTimes::insert(*f, ins.data(), n, &failed));
+				add_sample(&ref[INSERT], RefTimes::insert(*f, ins.data(), n, &failed));
 				fneg_ref += failed;
 				items_ref = f->Size();
 			}
@@ -168,21 +194,21 @@ run_size(int lg, int rounds, int slot)
 		{
 			if ((side ^ (r & 1)) == 0)
 			{
-				min_into(&ours[LOOK0], ours_lookup(o, neg.data(), nq, &hits));
+				add_sample(&ours[LOOK0], ours_lookup(o, neg.data(), nq, &hits));
 				fp_ours = hits;
-				min_into(&ours[LOOK50], ours_lookup(o, mix.data(), nq, &hits));
-				min_into(&ours[LOOK100], ours_lookup(o, pos.data(), nq, &hits));
+				add_sample(&ours[LOOK50], ours_lookup(o, mix.data(), nq, &hits));
+				add_sample(&ours[LOOK100], ours_lookup(o, pos.data(), nq, &hits));
 				fneg_ours += nq - hits;
-				min_into(&ours[BATCH0], ours_lookup_batched(o, neg.data(), nq, &hits));
-				min_into(&ours[BATCH100], ours_lookup_batched(o, pos.data(), nq, &hits));
+				add_sample(&ours[BATCH0], ours_lookup_batched(o, neg.data(), nq, &hits));
+				add_sample(&ours[BATCH100], ours_lookup_batched(o, pos.data(), nq, &hits));
 				fneg_ours += nq - hits;
 			}
 			else
 			{
-				min_into(&ref[LOOK0], RefTimes::lookup(*f, neg.data(), nq, &hits));
+				add_sample(&ref[LOOK0], RefTimes::lookup(*f, neg.data(), nq, &hits));
 				fp_ref = hits;
-				min_into(&ref[LOOK50], RefTimes::lookup(*f, mix.data(), nq, &hits));
-				min_into(&ref[LOOK100], RefTimes::lookup(*f, pos.data(), nq, &hits));
+				add_sample(&ref[LOOK50], RefTimes::lookup(*f, mix.data(), nq, &hits));
+				add_sample(&ref[LOOK100], RefTimes::lookup(*f, pos.data(), nq, &hits));
 				fneg_ref += nq - hits;
 			}
 		}
@@ -190,45 +216,51 @@ run_size(int lg, int rounds, int slot)
 		{
 			if ((side ^ (r & 1)) == 0)
 			{
-				min_into(&ours[DELETE], ours_delete(o, ins.data(), ndel, &hits));
+				add_sample(&ours[DELETE], ours_delete(o, ins.data(), ndel, &hits));
 				fneg_ours += hits;
 			}
 			else
 			{
-				min_into(&ref[DELETE], RefTimes::remove(*f, ins.data(), ndel, &hits));
+				add_sample(&ref[DELETE], RefTimes::remove(*f, ins.data(), ndel, &hits));
 				fneg_ref += hits;
 			}
 		}
 		delete f;
 #else
-		min_into(&ours[INSERT], ours_insert(o, ins.data(), n, &failed));
+		add_sample(&ours[INSERT], ours_insert(o, ins.data(), n, &failed));
 		fneg_ours += failed;
-		min_into(&ours[LOOK0], ours_lookup(o, neg.data(), nq, &hits));
+		add_sample(&ours[LOOK0], ours_lookup(o, neg.data(), nq, &hits));
 		fp_ours = hits;
-		min_into(&ours[LOOK50], ours_lookup(o, mix.data(), nq, &hits));
-		min_into(&ours[LOOK100], ours_lookup(o, pos.data(), nq, &hits));
+		add_sample(&ours[LOOK50], ours_lookup(o, mix.data(), nq, &hits));
+		add_sample(&ours[LOOK100], ours_lookup(o, pos.data(), nq, &hits));
 		fneg_ours += nq - hits;
-		min_into(&ours[BATCH0], ours_lookup_batched(o, neg.data(), nq, &hits));
-		min_into(&ours[BATCH100], ours_lookup_batched(o, pos.data(), nq, &hits));
+		add_sample(&ours[BATCH0], ours_lookup_batched(o, neg.data(), nq, &hits));
+		add_sample(&ours[BATCH100], ours_lookup_batched(o, pos.data(), nq, &hits));
 		fneg_ours += nq - hits;
-		min_into(&ours[DELETE], ours_delete(o, ins.data(), ndel, &hits));
+		add_sample(&ours[DELETE], ours_delete(o, ins.data(), ndel, &hits));
 		fneg_ours += hits;
 #endif
 		ours_free(o);
 	}
 
-	printf("\n### 2^%d buckets (%.1f MiB), %zu items, best of %d rounds\n\n", lg,
+	printf("\n### 2^%d buckets (%.1f MiB), %zu items, median [lowest-highest] of %d rounds\n\n", lg,
 		   (double) bytes_ours / 1048576.0, n, rounds);
 #ifdef WITH_REF
-	printf("| operation | ours ns | reference ns | ours / reference |\n|---|---|---|---|\n");
+	printf("| operation | ours ns | reference ns | ours / reference (medians) | per round |\n|---|---|---|---|---|\n");
 	for (int op = 0; op < NOPS; op++)
 	{
 		/* the reference has no batched lookup: ours batched against its one at a time */
-		double		rv = op == BATCH0 ? ref[LOOK0] : op == BATCH100 ? ref[LOOK100] : ref[op];
+		const Samples &rv = op == BATCH0 ? ref[LOOK0] : op == BATCH100 ? ref[LOOK100] : ref[op];
+		Samples		ratio;
 
-		printf("| %s | %.1f | %.1f%s | %.2f |\n", opname[op], ours[op], rv,
-			   (op == BATCH0 || op == BATCH100) ? " (one at a time)" : "", ours[op] / rv);
-		goal_ratio[slot][op] = ours[op] / rv;
+		for (size_t r = 0; r < ours[op].size() && r < rv.size(); r++)
+			ratio.push_back(ours[op][r] / rv[r]);
+		printf("| %s | %.1f [%.1f-%.1f] | %.1f [%.1f-%.1f]%s | %.2f | %.2f-%.2f |\n", opname[op],
+			   median(ours[op]), lowest(ours[op]), highest(ours[op]),
+			   median(rv), lowest(rv), highest(rv),
+			   (op == BATCH0 || op == BATCH100) ? " (one at a time)" : "",
+			   median(ours[op]) / median(rv), lowest(ratio), highest(ratio));
+		goal_ratio[slot][op] = median(ours[op]) / median(rv);
 	}
 	printf("\nours: %.2f bits/item, fpr %.3f%%; reference: %.2f bits/item (%zu items), fpr %.3f%%; "
 		   "inserts refused or items not found: ours %llu, reference %llu\n",
@@ -245,7 +277,8 @@ run_size(int lg, int rounds, int slot)
 	(void) slot;
 	printf("| operation | ours ns |\n|---|---|\n");
 	for (int op = 0; op < NOPS; op++)
-		printf("| %s | %.1f |\n", opname[op], ours[op]);
+		printf("| %s | %.1f [%.1f-%.1f] |\n", opname[op], median(ours[op]), lowest(ours[op]),
+			   highest(ours[op]));
 	printf("\nours: %.2f bits/item, fpr %.3f%%; inserts refused or items not found: %llu\n",
 		   (double) bytes_ours * 8 / (double) n, 100.0 * (double) fp_ours / (double) nq,
 		   (unsigned long long) fneg_ours);
