@@ -80,6 +80,12 @@ SELECT plan_has('SELECT cuckoo_agg(k, 10, 0.01, 2) FROM gpar WHERE k <= 40', 'Pa
 SELECT (cuckoo_info(f)).items AS items, (SELECT count(*) FROM gpar WHERE k <= 40 AND f @> k) AS found,
        f::bytea = (SELECT cuckoo_agg(k, 10, 0.01, 2)::bytea FROM gpart WHERE k <= 40) AS same_as_partitionwise
 FROM (SELECT cuckoo_agg(k, 10, 0.01, 2) AS f FROM gpar WHERE k <= 40) s;
+-- Repeated values are one value: 100,000 rows of 1,000 values, a NULL per
+-- 100 rows (990 distinct values), over two workers.
+SELECT plan_has('SELECT cuckoo_agg(CASE WHEN k % 100 = 0 THEN NULL ELSE k % 1000 + 1 END, 10, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_repeated;
+SELECT (cuckoo_info(f)).items AS items,
+       (SELECT count(*) FROM generate_series(1, 1000) g WHERE (g - 1) % 100 <> 0 AND f @> g::bigint) AS found
+FROM (SELECT cuckoo_agg(CASE WHEN k % 100 = 0 THEN NULL ELSE k % 1000 + 1 END, 10, 0.01, 2) AS f FROM gpar) s;
 RESET enable_partitionwise_aggregate;
 
 -- 4,000,000 distinct values in two workers (issue 24: partial filters
