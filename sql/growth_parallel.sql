@@ -80,6 +80,14 @@ SELECT plan_has('SELECT cuckoo_agg(k, 10, 0.01, 2) FROM gpar WHERE k <= 40', 'Pa
 SELECT (cuckoo_info(f)).items AS items, (SELECT count(*) FROM gpar WHERE k <= 40 AND f @> k) AS found,
        f::bytea = (SELECT cuckoo_agg(k, 10, 0.01, 2)::bytea FROM gpart WHERE k <= 40) AS same_as_partitionwise
 FROM (SELECT cuckoo_agg(k, 10, 0.01, 2) AS f FROM gpar WHERE k <= 40) s;
+-- With the leader taking part, its own partial state reaches the combine
+-- function in memory, not through a queue: the same bytes.
+SET parallel_leader_participation = on;
+SELECT plan_has('SELECT cuckoo_agg(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_with_leader;
+SELECT cuckoo_agg(k, 1000, 0.01, 2)::bytea = (SELECT a::bytea FROM gbuilt WHERE plan = 'parallel') AS same_with_leader
+FROM gpar;
+SET parallel_leader_participation = off;
+
 -- Repeated values are one value: 100,000 rows of 1,000 values, a NULL per
 -- 100 rows (990 distinct values), over two workers.
 SELECT plan_has('SELECT cuckoo_agg(CASE WHEN k % 100 = 0 THEN NULL ELSE k % 1000 + 1 END, 10, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_repeated;
