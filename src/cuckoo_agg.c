@@ -33,6 +33,8 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "nodes/nodes.h"
+#include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
@@ -636,9 +638,392 @@ grow_state_close(GrowState *gs, GrowExpand *x, cf_filter *cf)
 }
 
 /*
+ * Partial states of cuckoo_agg(value, capacity, fpr, expansion).
+ *
+ * A growing filter cannot be unioned without loss: an entry that has spent
+ * its spare address bits is copied into every bucket of the larger union it
+ * cannot tell apart (docs/DESIGN.md, "Union").  So where PostgreSQL splits
+ * the aggregate (parallel workers, partitionwise aggregation: the Aggref's
+ * aggsplit skips the final function) the transition keeps the exact set of
+ * distinct hashes instead of a filter, and the combine function merges the
+ * sets; the final function then inserts the merged set, in ascending hash
+ * order, into a filter created as cuckoo_create(capacity, fpr, expansion =>
+ * expansion): every value once, as a serial build stores it.  The states
+ * travel from the workers to the leader as flat values of the state type
+ * (GrowPartialFlat, magic "CGP1", which no filter has: a filter starts with
+ * "CKOO"); they never leave the plan, and only these functions read them.
+ *
+ * Memory: 8 bytes a distinct value (plus the hash set's spare room, below
+ * 2x while its parts fill).  A partial state that passes GP_MAX_HASHES
+ * distinct values (64 MB of hashes) becomes the growing filter of its hashes
+ * and adds further values to it, as a serial build does: from then on its
+ * combination with another filter is the union (lossy, as above); with a set
+ * of hashes it is still exact (the hashes are inserted into the filter).
+ * The combined state in the leader does the same past GP_MAX_HASHES.  A
+ * state of at most GP_FLAT_KEEP hashes stays a flat value, changed by
+ * copying (a hashed aggregate over many small groups then pays no memory
+ * context per group).
+ *
+ * Callers that run the transition outside a split Aggref (Citus's
+ * worker_partial_agg, the emulation in test/citus_emul) see filters, as
+ * before: their states travel as the type's text, which must be a filter.
+ */
+#define GP_MAGIC		0x31504743u	/* "CGP1" read little-endian */
+#ifndef GP_MAX_HASHES			/* (a test build may set it lower) */
+#define GP_MAX_HASHES	((int64) 1 << 23)
+#endif
+#define GP_FLAT_KEEP	64
+
+typedef struct GrowPartialFlat
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	uint32		magic;
+	uint16		kind;
+	uint16		reserved;		/* zero */
+	uint32		type_tag;
+	int32		expansion;
+	int32		reserved2;		/* zero */
+	int64		capacity;
+	double		fpr;
+	uint64		hashes[FLEXIBLE_ARRAY_MEMBER];	/* strictly ascending */
+} GrowPartialFlat;
+
+#define GP_FLAT_HEADER	offsetof(GrowPartialFlat, hashes)
+#define GP_NHASHES(v)	((int64) ((VARSIZE(v) - GP_FLAT_HEADER) / sizeof(uint64)))
+
+/* The creation arguments a partial state carries to the final filter. */
+typedef struct GrowArgs
+{
+	int64		capacity;
+	double		fpr;
+	int32		expansion;
+	uint16		kind;
+	uint32		type_tag;
+} GrowArgs;
+
+typedef struct GrowPartial
+{
+	ExpandedObjectHeader hdr;
+	HashSetState *s;			/* the distinct hashes, in hdr.eoh_context */
+	GrowArgs	args;
+	int64		known;			/* distinct hashes at the last count */
+	int64		added;			/* hashes added since (some may repeat) */
+} GrowPartial;
+
+static Size
+grow_partial_flat_size(ExpandedObjectHeader *eohptr)
+{
+	GrowPartial *gp = (GrowPartial *) eohptr;
+
+	gp->known = hashset_count(gp->s);
+	gp->added = 0;
+	return GP_FLAT_HEADER + (Size) gp->known * sizeof(uint64);
+}
+
+static void
+grow_partial_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	GrowPartial *gp = (GrowPartial *) eohptr;
+	GrowPartialFlat *v = (GrowPartialFlat *) result;
+	int64		n = (int64) ((allocated_size - GP_FLAT_HEADER) / sizeof(uint64)),
+				got = 0,
+				k;
+	HashSetReader r;
+
+	memset(v, 0, GP_FLAT_HEADER);
+	SET_VARSIZE(v, allocated_size);
+	v->magic = GP_MAGIC;
+	v->kind = gp->args.kind;
+	v->type_tag = gp->args.type_tag;
+	v->expansion = gp->args.expansion;
+	v->capacity = gp->args.capacity;
+	v->fpr = gp->args.fpr;
+	hashset_reader_open(&r, gp->s);
+	while (got < n && (k = hashset_reader_read(&r, v->hashes + got, n - got)) > 0)
+		got += k;
+	hashset_reader_close(&r);
+	if (got != n)
+		elog(ERROR, "cuckoo_agg partial state changed while it was flattened");
+}
+
+static const ExpandedObjectMethods grow_partial_methods = {
+	grow_partial_flat_size,
+	grow_partial_flatten
+};
+
+/* Whether this call is the transition of an aggregate whose final step runs elsewhere. */
+static bool
+agg_is_partial(FunctionCallInfo fcinfo)
+{
+	Aggref	   *a = AggGetAggref(fcinfo);
+
+	return a != NULL && DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
+}
+
+/* The expanded partial state behind d (read-write only if rw), or NULL. */
+static GrowPartial *
+grow_partial_of(Datum d, bool rw)
+{
+	Pointer		p = DatumGetPointer(d);
+
+	if (rw ? VARATT_IS_EXTERNAL_EXPANDED_RW(p) : VARATT_IS_EXTERNAL_EXPANDED(p))
+	{
+		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
+
+		if (eoh->eoh_methods == &grow_partial_methods)
+			return (GrowPartial *) eoh;
+	}
+	return NULL;
+}
+
+/*
+ * The flat partial state d (detoasted and checked), or NULL if d is not one
+ * (a filter).  Only this file makes such values; the check guards against a
+ * damaged datum, and the hashes must be strictly ascending as flattening
+ * writes them.
+ */
+static GrowPartialFlat *
+grow_partial_flat_of(Datum d)
+{
+	Pointer		p = DatumGetPointer(d);
+	uint32		magic;
+	GrowPartialFlat *v;
+	int64		n;
+
+	if (VARATT_IS_EXTERNAL_EXPANDED(p) || VARSIZE_ANY_EXHDR(p) < sizeof(magic))
+		return NULL;
+	memcpy(&magic, VARDATA_ANY(p), sizeof(magic));
+	if (magic != GP_MAGIC)
+		return NULL;
+	v = (GrowPartialFlat *) PG_DETOAST_DATUM(d);
+	if (((uintptr_t) v) % sizeof(uint64) != 0)
+	{
+		/* a value stored unaligned: read an aligned copy */
+		GrowPartialFlat *c = palloc(VARSIZE(v));
+
+		memcpy(c, v, VARSIZE(v));
+		v = c;
+	}
+	if (VARSIZE(v) < GP_FLAT_HEADER || (VARSIZE(v) - GP_FLAT_HEADER) % sizeof(uint64) != 0 ||
+		v->kind == CF_KIND_ANY || v->kind > CF_KIND_MAX || v->reserved || v->reserved2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoo_agg partial state")));
+	n = GP_NHASHES(v);
+	for (int64 i = 1; i < n; i++)
+		if (v->hashes[i - 1] >= v->hashes[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("corrupted cuckoo_agg partial state: hashes out of order")));
+	return v;
+}
+
+static void
+grow_args_of_flat(const GrowPartialFlat *v, GrowArgs *a)
+{
+	a->capacity = v->capacity;
+	a->fpr = v->fpr;
+	a->expansion = v->expansion;
+	a->kind = v->kind;
+	a->type_tag = v->type_tag;
+}
+
+/* A read-only view of a flat partial state's hashes as a set. */
+static HashSetState *
+grow_flat_view(GrowPartialFlat *v, HashSetState *tmp)
+{
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->nsorted = GP_NHASHES(v);
+	tmp->sorted = v->hashes;	/* aligned (grow_partial_flat_of) */
+	tmp->sorted_cap = Max(tmp->nsorted, 1);
+	tmp->fpr = v->fpr;
+	tmp->kind = v->kind;
+	tmp->type_tag = v->type_tag;
+	tmp->cxt = CurrentMemoryContext;
+	return tmp;
+}
+
+/* A flat partial state: the ascending a[0 .. na-1] and h merged (h may be there). */
+static GrowPartialFlat *
+grow_flat_merge(const GrowArgs *args, const uint64 *a, int64 na, uint64 h)
+{
+	GrowPartialFlat *v = palloc(GP_FLAT_HEADER + (Size) (na + 1) * sizeof(uint64));
+	int64		i = 0,
+				n = 0;
+
+	memset(v, 0, GP_FLAT_HEADER);
+	v->magic = GP_MAGIC;
+	v->kind = args->kind;
+	v->type_tag = args->type_tag;
+	v->expansion = args->expansion;
+	v->capacity = args->capacity;
+	v->fpr = args->fpr;
+	while (i < na && a[i] < h)
+		v->hashes[n++] = a[i++];
+	if (i == na || a[i] != h)
+		v->hashes[n++] = h;
+	while (i < na)
+		v->hashes[n++] = a[i++];
+	SET_VARSIZE(v, GP_FLAT_HEADER + (Size) n * sizeof(uint64));
+	return v;
+}
+
+/* A new, empty expanded partial state in a context of its own under aggcxt. */
+static GrowPartial *
+grow_partial_new(MemoryContext aggcxt, const GrowArgs *args)
+{
+	MemoryContext cxt = AllocSetContextCreate(aggcxt, "cuckoo_agg growing partial state",
+											  ALLOCSET_DEFAULT_SIZES);
+	GrowPartial *gp = MemoryContextAlloc(cxt, sizeof(GrowPartial));
+
+	EOH_init_header(&gp->hdr, &grow_partial_methods, cxt);
+	gp->args = *args;
+	gp->s = hashset_new(cxt, args->fpr, args->kind, args->type_tag);
+	gp->known = 0;
+	gp->added = 0;
+	return gp;
+}
+
+/* The parameters of the filter cuckoo_create(capacity, fpr, expansion => expansion) makes. */
+static void
+grow_plan(const GrowArgs *a, cf_params *p)
+{
+	plan_params(a->capacity, a->fpr, HASHSET_BUCKET, 0, false, CF_DEFAULT_KICKS, false, p);
+	plan_expansion(a->expansion, a->capacity, a->fpr, HASHSET_BUCKET, false, false,
+				   CF_DEFAULT_KICKS, p);
+	p->kind = a->kind;
+	p->type_tag = a->type_tag;
+}
+
+static void
+grow_args_check(const GrowArgs *a, const GrowArgs *b)
+{
+	if (a->kind != b->kind || a->type_tag != b->type_tag)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cuckoo_agg states of different value types cannot be combined")));
+	if (a->capacity != b->capacity || a->fpr != b->fpr || a->expansion != b->expansion)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo_agg states of different capacity, fpr or expansion cannot be combined")));
+}
+
+/* The kind and tag of a set must be the filter's (a filter of other values). */
+static void
+grow_kind_check(const cf_filter *cf, uint16 kind, uint32 tag)
+{
+	if (cf_kind_of(cf) != kind || cf_type_tag(cf) != tag)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cuckoo_agg states of different value types cannot be combined")));
+}
+
+/*
+ * Adds s's hashes (ascending) to the open filter cf, each unless already
+ * reported; growth as set up by the caller.  The first status that is not
+ * a success is returned (the caller closes the growth, then reports it).
+ */
+static cf_status
+grow_insert_set(cf_filter *cf, HashSetState *s)
+{
+	HashSetReader r;
+	uint64	   *chunk = palloc(HASHSET_CHUNK * sizeof(uint64));
+	int64		got;
+	cf_status	st = CF_OK;
+
+	hashset_reader_open(&r, s);
+	while (st == CF_OK && (got = hashset_reader_read(&r, chunk, HASHSET_CHUNK)) > 0)
+	{
+		for (int64 i = 0; i < got; i++)
+		{
+			cf_status	one = cf_insert_if_absent(cf, chunk[i]);
+
+			if (one != CF_OK && one != CF_OK_STASHED && one != CF_EXISTS)
+			{
+				st = one;
+				break;
+			}
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	hashset_reader_close(&r);
+	pfree(chunk);
+	return st;
+}
+
+/*
+ * The aggregate state that holds the filter of s's hashes, created from
+ * args: a growing-filter state under aggcxt (or a plain filter, if it never
+ * grew).
+ */
+static Datum
+grow_state_from_set(MemoryContext aggcxt, const GrowArgs *args, HashSetState *s)
+{
+	cf_params	p;
+	cf_filter	cf;
+	cf_status	st;
+	GrowExpand	x;
+	Datum		result;
+
+	grow_plan(args, &p);
+	filter_open(&cf, filter_new(&p));
+	x.aggcxt = aggcxt;
+	x.gs = NULL;
+	grow_state_begin(NULL, &x, &cf);
+	st = grow_insert_set(&cf, s);
+	result = grow_state_close(NULL, &x, &cf);
+	filter_report_status(st, &cf, NULL);
+	return result;
+}
+
+/* GROW_ALLOC function of the final filter: a buffer in the context arg. */
+static void *
+grow_final_alloc(void *arg, Size size)
+{
+	return filter_alloc((MemoryContext) arg, size);
+}
+
+/*
+ * The filter of s's hashes as a plain value in the current context (the
+ * final function's result).
+ */
+static CuckooFilter *
+grow_filter_from_set(const GrowArgs *args, HashSetState *s)
+{
+	cf_params	p;
+	cf_filter	cf;
+	cf_status	st;
+	CuckooFilter *v;
+
+	grow_plan(args, &p);
+	filter_open(&cf, filter_new(&p));
+	filter_grow_begin_alloc(&cf, grow_final_alloc, CurrentMemoryContext);
+	st = grow_insert_set(&cf, s);
+	v = filter_grow_end(&cf);
+	filter_report_status(st, &cf, NULL);
+	return v;
+}
+
+/*
+ * A partial state has passed GP_MAX_HASHES hashes?  Counted exactly (which
+ * sorts) only after enough adds since the last count to pass it, or an
+ * eighth of it: at most 1.125 times the bound is kept.
+ */
+static bool
+grow_partial_full(GrowPartial *gp)
+{
+	if (gp->known + gp->added <= GP_MAX_HASHES || gp->added < GP_MAX_HASHES / 8)
+		return false;
+	gp->known = hashset_count(gp->s);
+	gp->added = 0;
+	return gp->known > GP_MAX_HASHES;
+}
+
+/*
  * Transition of cuckoo_agg(value, capacity, fpr, expansion): the first value
  * creates the filter as cuckoo_create(capacity, fpr, expansion =>
- * expansion) would; each value is added unless already reported.
+ * expansion) would; each value is added unless already reported.  In a
+ * split aggregate the state is the set of distinct hashes (above).
  */
 PG_FUNCTION_INFO_V1(cuckoo_agg_grow_trans);
 Datum
@@ -647,6 +1032,8 @@ cuckoo_agg_grow_trans(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt;
 	ValueHasher *vh;
 	GrowState  *gs = NULL;
+	GrowPartial *gp;
+	GrowPartialFlat *gf;
 	GrowExpand	x;
 	CuckooFilter *state;
 	cf_filter	cf;
@@ -662,29 +1049,71 @@ cuckoo_agg_grow_trans(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	vh = arg_hasher(fcinfo, 1);
+	h = value_hash(vh, PG_GETARG_DATUM(1));
 	if (PG_ARGISNULL(0))
 	{
+		GrowArgs	a;
 		cf_params	p;
 
 		if (PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("capacity, fpr and expansion of cuckoo_agg must not be NULL")));
-		plan_params(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), HASHSET_BUCKET,
-					0, false, CF_DEFAULT_KICKS, false, &p);
-		plan_expansion(PG_GETARG_INT32(4), PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3),
-					   HASHSET_BUCKET, false, false, CF_DEFAULT_KICKS, &p);
-		p.kind = vh->kind;
-		p.type_tag = vh->type_tag;
+		a.capacity = PG_GETARG_INT64(2);
+		a.fpr = PG_GETARG_FLOAT8(3);
+		a.expansion = PG_GETARG_INT32(4);
+		a.kind = vh->kind;
+		a.type_tag = vh->type_tag;
+		grow_plan(&a, &p);		/* validates the arguments */
+		if (agg_is_partial(fcinfo))
+		{
+			/* the set of one hash, flat; the executor copies it */
+			PG_RETURN_POINTER(grow_flat_merge(&a, NULL, 0, h));
+		}
 		/* in the per-tuple context: the executor copies a new plain state */
 		state = filter_new(&p);
+	}
+	else if ((gp = grow_partial_of(PG_GETARG_DATUM(0), true)) != NULL)
+	{
+		if (gp->args.kind != vh->kind || gp->args.type_tag != vh->type_tag)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cuckoo_agg state holds %s values, not %s",
+							cf_kind_name(gp->args.kind), format_type_be(vh->typid))));
+		hashset_add(gp->s, h);
+		gp->added++;
+		if (grow_partial_full(gp))
+		{
+			/* past the bound: the filter of the hashes, as a serial build's */
+			/* (the executor deletes the replaced state) */
+			PG_RETURN_DATUM(grow_state_from_set(aggcxt, &gp->args, gp->s));
+		}
+		PG_RETURN_DATUM(EOHPGetRWDatum(&gp->hdr));
+	}
+	else if ((gf = grow_partial_flat_of(PG_GETARG_DATUM(0))) != NULL)
+	{
+		GrowArgs	a;
+		HashSetState tmp;
+
+		grow_args_of_flat(gf, &a);
+		if (a.kind != vh->kind || a.type_tag != vh->type_tag)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cuckoo_agg state holds %s values, not %s",
+							cf_kind_name(a.kind), format_type_be(vh->typid))));
+		if (GP_NHASHES(gf) < GP_FLAT_KEEP)
+			PG_RETURN_POINTER(grow_flat_merge(&a, gf->hashes, GP_NHASHES(gf), h));
+		gp = grow_partial_new(aggcxt, &a);
+		hashset_combine(gp->s, grow_flat_view(gf, &tmp));
+		hashset_add(gp->s, h);
+		gp->added = GP_NHASHES(gf) + 1;
+		PG_RETURN_DATUM(EOHPGetRWDatum(&gp->hdr));
 	}
 	else if ((gs = grow_state_rw(fcinfo)) != NULL)
 		state = gs->v;
 	else
 		state = PG_GETARG_CUCKOO_P(0);	/* plain: ours to change (or a copy) */
 
-	h = value_hash(vh, PG_GETARG_DATUM(1));
 	filter_open(&cf, state);
 	filter_check_kind(&cf, vh);
 	x.aggcxt = aggcxt;
@@ -697,10 +1126,36 @@ cuckoo_agg_grow_trans(PG_FUNCTION_ARGS)
 }
 
 /*
- * Combine function of cuckoo_agg(value, capacity, fpr, expansion): the
- * second state (a plain filter from a parallel worker or another node) is
- * unioned into the first; filters of one creation shape union however far
- * each has grown.
+ * The state in argument argno as a set of hashes (read-only), or NULL if it
+ * is a filter; *args gets the creation arguments.
+ */
+static HashSetState *
+grow_arg_set(FunctionCallInfo fcinfo, int argno, HashSetState *tmp, GrowArgs *args)
+{
+	GrowPartial *gp = grow_partial_of(PG_GETARG_DATUM(argno), false);
+	GrowPartialFlat *gf;
+
+	if (gp != NULL)
+	{
+		*args = gp->args;
+		return gp->s;
+	}
+	if ((gf = grow_partial_flat_of(PG_GETARG_DATUM(argno))) != NULL)
+	{
+		grow_args_of_flat(gf, args);
+		return grow_flat_view(gf, tmp);
+	}
+	return NULL;
+}
+
+/*
+ * Combine function of cuckoo_agg(value, capacity, fpr, expansion).  Two sets
+ * of hashes merge (exact); a set and a filter: the set's hashes are added to
+ * the filter (exact: the filter gains each value as an insert would); two
+ * filters (states that passed GP_MAX_HASHES, or callers that do not split
+ * the Aggref, such as Citus): the second is unioned into the first, which
+ * may cost accuracy (docs/DESIGN.md, "Union").  The second state is only
+ * read.
  */
 PG_FUNCTION_INFO_V1(cuckoo_agg_grow_combine);
 Datum
@@ -708,12 +1163,19 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt;
 	GrowState  *gs;
+	GrowPartial *gp;
 	GrowExpand	x;
 	CuckooFilter *other;
 	cf_filter	cs,
 				co;
 	cf_status	st;
 	Datum		result;
+	HashSetState tmp1,
+				tmp2;
+	HashSetState *s1,
+			   *s2;
+	GrowArgs	a1,
+				a2;
 
 	aggcxt = agg_context(fcinfo, "cuckoo_agg_grow_combine");
 	if (PG_ARGISNULL(1))
@@ -722,17 +1184,77 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	other = PG_GETARG_CUCKOO_P(1);
-	filter_open(&co, other);
+	s2 = grow_arg_set(fcinfo, 1, &tmp2, &a2);
+	s1 = PG_ARGISNULL(0) ? NULL : grow_arg_set(fcinfo, 0, &tmp1, &a1);
+
+	if (s2 != NULL && (PG_ARGISNULL(0) || s1 != NULL))
+	{
+		/* sets: the first's hashes (if any) and the second's, in a new or kept state */
+		gp = PG_ARGISNULL(0) ? NULL : grow_partial_of(PG_GETARG_DATUM(0), true);
+		if (!PG_ARGISNULL(0))
+			grow_args_check(&a1, &a2);
+		if (gp == NULL)
+		{
+			gp = grow_partial_new(aggcxt, &a2);
+			if (s1 != NULL)
+			{
+				hashset_combine(gp->s, s1);
+				gp->added += hashset_count(s1);
+			}
+		}
+		hashset_combine(gp->s, s2);
+		gp->added += hashset_count(s2);
+		if (grow_partial_full(gp))
+		{
+			/* (the executor deletes the replaced state) */
+			PG_RETURN_DATUM(grow_state_from_set(aggcxt, &gp->args, gp->s));
+		}
+		PG_RETURN_DATUM(EOHPGetRWDatum(&gp->hdr));
+	}
+
+	if (s1 != NULL)
+	{
+		/* a set and a filter: a copy of the filter gains the set's hashes */
+		other = PG_GETARG_CUCKOO_P(1);
+		filter_open(&co, other);
+		grow_kind_check(&co, a1.kind, a1.type_tag);
+		x.aggcxt = aggcxt;
+		x.gs = NULL;
+		filter_open(&cs, PG_GETARG_CUCKOO_P_COPY(1));
+		grow_state_begin(NULL, &x, &cs);
+		st = grow_insert_set(&cs, s1);
+		result = grow_state_close(NULL, &x, &cs);
+		filter_report_status(st, &cs, NULL);
+		/* (the executor deletes or frees the replaced state) */
+		PG_RETURN_DATUM(result);
+	}
+
 	if (PG_ARGISNULL(0))
 	{
-		/* a plain copy of it becomes the state (the executor makes it) */
+		/* a plain copy of the filter becomes the state (the executor makes it) */
+		other = PG_GETARG_CUCKOO_P(1);
+		filter_open(&co, other);
 		PG_RETURN_CUCKOO_P(other);
 	}
+
 	gs = grow_state_rw(fcinfo);
 	filter_open(&cs, gs != NULL ? gs->v : PG_GETARG_CUCKOO_P(0));
 	x.aggcxt = aggcxt;
 	x.gs = NULL;
+	if (s2 != NULL)
+	{
+		/* a filter and a set: the filter gains the set's hashes */
+		grow_kind_check(&cs, a2.kind, a2.type_tag);
+		grow_state_begin(gs, &x, &cs);
+		st = grow_insert_set(&cs, s2);
+		result = grow_state_close(gs, &x, &cs);
+		filter_report_status(st, &cs, NULL);
+		PG_RETURN_DATUM(result);
+	}
+
+	/* two filters: the union */
+	other = PG_GETARG_CUCKOO_P(1);
+	filter_open(&co, other);
 	AssertCheckFilter(&co, "cuckoo_agg_grow_combine");
 	grow_state_begin(gs, &x, &cs);
 	st = cf_union_into(&cs, &co);
@@ -744,11 +1266,21 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 
 /*
  * Final function of cuckoo_agg(value, capacity, fpr, expansion): the state
- * as a plain cuckoofilter value (a flat copy of an expanded state).
+ * as a plain cuckoofilter value (a flat copy of an expanded state); a set of
+ * hashes (a split aggregate) becomes the filter of its hashes, inserted in
+ * ascending order.  The state is only read.
  */
 PG_FUNCTION_INFO_V1(cuckoo_agg_grow_final);
 Datum
 cuckoo_agg_grow_final(PG_FUNCTION_ARGS)
 {
+	HashSetState tmp;
+	HashSetState *s;
+	GrowArgs	a;
+
+	s = grow_arg_set(fcinfo, 0, &tmp, &a);
+	if (s != NULL)
+		PG_RETURN_CUCKOO_P(grow_filter_from_set(&a, s));
 	PG_RETURN_POINTER(PG_DETOAST_DATUM(PG_GETARG_DATUM(0)));
 }
+

@@ -251,7 +251,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 							 errmsg("the union does not fit in a cuckoo filter of this shape"),
 							 errdetail("The growing filter has %u buckets of %u entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).",
 									   cf->m, cf->b),
-							 errhint("Build one filter over the sources with cuckoo_agg(value, capacity, fpr, 2), or union fewer, larger filters.")));
+							 errhint("Create the filters with a capacity for all their values together (cuckoo_create(total, fpr, expansion => 2) or cuckoo_agg(value, total, fpr, 2)): filters that have not grown union without copies. Or build one filter over the sources with cuckoo_agg(value, fpr), which sizes it to the data and combines partial results exactly.")));
 			}
 			if (other != NULL)
 				ereport(ERROR,

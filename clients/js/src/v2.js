@@ -995,7 +995,7 @@ export function defineFilterV2(Filter, ctx) {
             ? `The growing filter has ${dst.m} buckets of ${dst.b} entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).`
             : `The filter has ${dst.m} buckets of ${dst.b} entries.`,
           dst.grows
-            ? 'Build one filter over the sources with cuckoo_agg(value, capacity, fpr, 2), or union fewer, larger filters.'
+            ? 'Create the filters with a capacity for all their values together (cuckoo_create(total, fpr, expansion => 2) or cuckoo_agg(value, total, fpr, 2)): filters that have not grown union without copies. Or build one filter over the sources with cuckoo_agg(value, fpr), which sizes it to the data and combines partial results exactly.'
             : 'Union filters built by cuckoo_create or cuckoo_agg(value, capacity, fpr) with a capacity for all their values; filters that cuckoo_agg(value) sized to their own data have no room to spare.');
       }
       return dst;
