@@ -155,7 +155,7 @@ run_client() {
   if [ "$rc" -eq 0 ]; then
     echo "ok - README.md line $line: $lang block"; pass=$((pass + 1)); last_client_out="$work/$n.out"
   else
-    echo "not ok - README.md line $line: $lang block (exit $rc)"; sed 's/^/#   /' "$work/$n.err" | tail -n 15
+    echo "not ok - README.md line $line: $lang block (exit $rc)"; sed 's/^/#   /' "$work/$n.err" | head -n 15
     fail=$((fail + 1))
   fi
 }
