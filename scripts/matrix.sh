@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The PostgreSQL version matrix beyond the host's 15: each major in a Debian
 # tree of its own (scripts/chroot.sh) where cuckoo is built with warnings as
-# errors and the pg_regress suite, the dump/restore test and the update-chain
-# test run against a throwaway cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
+# errors and the pg_regress suite, the dump/restore test, the update-chain
+# test and the README's sql examples (test/readme.sh) run against a throwaway
+# cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
 # in a private tree; in the 17 tree the Debian package is built, installed
 # and tested too (test/package.sh).  Run as root.
 #
@@ -39,6 +40,8 @@ secs() { echo $(($(date +%s) - t0)); }
 
 prepare() {
   local m pids=() names=() rc=0 i
+  # PG_MATRIX="": nothing to build, nothing to install or download
+  [ ${#majors[@]} -gt 0 ] || return 0
   command -v debootstrap >/dev/null || {
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null \
       || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null; }
@@ -123,7 +126,15 @@ inside() {
   [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/upgrade.log" | sed 's/^/    /'; }
   echo "# upgrade: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
-  # Citus's aggregate calling convention (test-only module, private tree)
+  # the README's sql blocks, as pasted, in a fresh database (test/readme.sh;
+  # the trees have no python3-psycopg or node: the host runs those blocks)
+  pg_virtualenv -t -c "-p $port" -v "$m" env README_LANGS=sql bash test/readme.sh >"$log/readme.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/readme.log" | tail -n 1)
+  grep -E '^(not ok|#   )' "$log/readme.log" | head -n 40 | sed 's/^/    readme: /'
+  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/readme.log" | sed 's/^/    /'; }
+  echo "# readme: $line"
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+    # Citus's aggregate calling convention (test-only module, private tree)
   PG_MAJOR=$m PGV_PORT=$((port + 1000)) bash test/cluster/citus_emulation.sh >"$log/citus_emulation.log" 2>&1
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/citus_emulation.log" | tail -n 1)
   grep -E '^not ok' "$log/citus_emulation.log" | sed 's/^/    citus_emulation: /'
@@ -169,5 +180,5 @@ case $cmd in
     [ "$total_f" -eq 0 ]
     ;;
   inside) inside "$@" ;;
-  *) sed -n '8,13p' "$0" >&2; exit 2 ;;
+  *) sed -n '10,14p' "$0" >&2; exit 2 ;;
 esac

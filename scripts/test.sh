@@ -1,17 +1,40 @@
 #!/usr/bin/env bash
 # One command: every test.  Builds with warnings as errors, runs the core's
-# unit tests (plain and under ASan+UBSan) and fuzzers, the pg_regress suite, the
-# pg_dump/restore test and the postgres_fdw sharding test against throwaway
-# clusters, and ends with the line
-# "N passed, N failed".
+# unit tests (plain and under ASan+UBSan) and fuzzers, the pg_regress suite
+# (in a private install tree), the README's examples, the pg_dump/restore
+# test, the postgres_fdw sharding test and the other cluster tests against
+# throwaway clusters, the PGXN archive and the Debian package, then the
+# other PostgreSQL versions in Debian trees (scripts/matrix.sh; PG_MATRIX=""
+# skips them), and ends with the line "N passed, N failed".
+#
+# A guest (test/guest.sh): it installs cuckoo into the system PostgreSQL tree
+# ("make install", for the cluster tests) and installs and purges the Debian
+# package (test/package.sh), but first saves the cuckoo files and packages
+# the machine has and at the end (on any exit) puts exactly them back; the
+# last check compares.  Logs: log/test-DATE/ (TEST_LOG_DIR to choose), named
+# at the start and at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # PG_MAJOR, PG_CONFIG and PGV_PORT (a temporary cluster's port of its own, so
 # that runs can overlap)
 . test/lib.sh
+. test/guest.sh
 bash scripts/install-deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 export PG_CONFIG
-log=$(mktemp -d)
+log=${TEST_LOG_DIR:-$PWD/log/test-$(date -u +%Y%m%d-%H%M%S)}
+mkdir -p "$log" && log=$(cd "$log" && pwd)
+echo "# logs: $log"
+echo "# this run changes the system install of PostgreSQL $PG_MAJOR (make install, the Debian package)"
+echo "# and puts back what was there at the end"
+guest_save "$log/guest" || { echo "not ok - save the installed cuckoo files"; echo "0 passed, 1 failed"; exit 1; }
+restored=
+restore() {
+  [ -n "$restored" ] && return
+  restored=1
+  guest_restore "$log/guest"
+}
+trap restore EXIT
+trap 'exit 130' INT TERM
 passed=0
 failed=0
 
@@ -72,18 +95,18 @@ grep -E '^== |executions|FAIL' "$log/fuzz.log" | sed 's/^/    /'
 count fuzz "$log/fuzz.log"
 make -s -C test/fuzz clean >/dev/null 2>&1 || true
 
-# pg_regress: one result per test file.
-pg_virtualenv -t -c "-p $PGV_PORT" -v "$PG_MAJOR" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
-grep -E '^(test|     |ok|not ok)' "$log/regress.log" | grep -E ' (ok|FAILED|failed)' | sed 's/^/    /'
-rp=$(grep -cE '^(test |     )?[a-z_]+ +\.\.\. ok|^ok [0-9]+' "$log/regress.log")
-rf=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+' "$log/regress.log")
-if [ "$rp" -eq 0 ] && [ "$rf" -eq 0 ]; then
-  echo "not ok - regress: pg_regress did not run"; rf=1
-  tail -n 30 "$log/regress.log" | sed 's/^/    /'
-fi
-[ "$rf" -gt 0 ] && [ -f regression.diffs ] && head -n 60 regression.diffs | sed 's/^/    /'
-echo "# regress: $rp passed, $rf failed"
-passed=$((passed + rp)); failed=$((failed + rf))
+# pg_regress: one result per test file, against a private server running
+# this build from a private copy of the install tree (test/regress_private.sh).
+bash test/regress_private.sh >"$log/regress.log" 2>&1
+grep -E '^not ok|^#   ' "$log/regress.log" | head -n 60 | sed 's/^/    /'
+count regress "$log/regress.log"
+
+# The README's examples, as pasted: its sql blocks in a fresh database, its
+# python and js blocks with the install steps it gives (test/readme.sh; a
+# private server with this build, not the system install).
+env -u PGHOST -u PGPORT -u PGDATABASE bash test/readme.sh >"$log/readme.log" 2>&1
+grep -E '^not ok|^# skip|^#   ' "$log/readme.log" | head -n 40 | sed 's/^/    /'
+count readme "$log/readme.log"
 
 # The pg_regress suite again, against a private server that has loaded a
 # cuckoo.so built with ASan+UBSan (docs/MEMORY_CHECKS.md; the system install
@@ -146,5 +169,18 @@ bash scripts/matrix.sh test >"$log/matrix.log" 2>&1
 grep -E '^(not ok|# PostgreSQL|    )' "$log/matrix.log"
 count matrix "$log/matrix.log"
 
+# The guest leaves: the cuckoo files and packages of before the run, and
+# nothing else of cuckoo, are installed.
+restore
+diffs=$(guest_check "$log/guest")
+if [ -z "$diffs" ]; then
+  echo "ok - the machine's cuckoo files and packages are as before the run ($(wc -l <"$log/guest/files") files$( [ -s "$log/guest/packages" ] && echo ", $(cut -d' ' -f1 "$log/guest/packages" | xargs)"))"
+  passed=$((passed + 1))
+else
+  echo "not ok - the machine's cuckoo files and packages differ from before the run"; echo "$diffs" | head -n 20 | sed 's/^/    /'
+  failed=$((failed + 1))
+fi
+
+echo "# logs: $log"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

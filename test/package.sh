@@ -10,7 +10,10 @@
 #   bash test/package.sh MAJOR [PORT]
 #
 # Files a "make install" left (the main suite's) are removed first with
-# "make uninstall".  On a shared machine this holds
+# "make uninstall", and a postgresql-MAJOR-cuckoo installed before is replaced;
+# but the run is a guest (test/guest.sh): what was installed before, files and
+# packages, is saved first and put back at the end, on any exit, and the last
+# check says so.  On a shared machine this holds
 # /tmp/cuckoo-host-install.lock for its whole run (unless the caller holds it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +30,7 @@ if [ -z "$held" ] && [ -z "${CUCKOO_PACKAGE_LOCKED:-}" ]; then
 fi
 
 . test/lib.sh
+. test/guest.sh
 pkg="postgresql-$major-cuckoo"
 export PG_CONFIG="/usr/lib/postgresql/$major/bin/pg_config"
 export DEBIAN_FRONTEND=noninteractive
@@ -34,13 +38,18 @@ version=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" cuckoo.control)
 tmp=$(mktemp -d)
 chmod 755 "$tmp"   # the build-time test's server (not root) reads the package tree here
 cleanup() {
-  # never leave the package on the machine, even after a failure
+  # never leave the package on the machine, even after a failure; then
+  # what was there before the run
   if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
     apt-get -o DPkg::Lock::Timeout=600 purge -y -q "$pkg" >/dev/null 2>&1
   fi
+  guest_restore "$tmp/guest"
   [ -n "${KEEP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"
 }
+echo "# this test uninstalls cuckoo from PostgreSQL $major's tree, installs and purges $pkg, and puts back what was there"
+guest_save "$tmp/guest" || { echo "not ok - save the installed cuckoo files"; rm -rf "$tmp"; exit 1; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 # cuckoo_files: every file or directory named after cuckoo under the
 # PostgreSQL and documentation trees
 cuckoo_files() {
@@ -135,5 +144,9 @@ check "apt-get purge $pkg" 0 $?
 left=$(while read -r f; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done <"$tmp/files")
 check "every file dpkg -L listed is gone" "" "$left"
 check "no cuckoo file left under the PostgreSQL and doc trees" "" "$(cuckoo_files)"
+
+# 7. The guest leaves: what was installed before is back, byte for byte.
+guest_restore "$tmp/guest"
+check "the cuckoo files and packages of before the run are back ($(wc -l <"$tmp/guest/files") files)" "" "$(guest_check "$tmp/guest")"
 
 finish
