@@ -11,7 +11,7 @@
 # ("make install", for the cluster tests) and installs and purges the Debian
 # package (test/package.sh), but first saves the cuckoo files and packages
 # the machine has and at the end (on any exit) puts exactly them back; the
-# last check compares.  Logs: log/test-DATE/ (TEST_LOG_DIR to choose), named
+# last check compares.  Logs: test-logs/test-DATE/ (TEST_LOG_DIR to choose), named
 # at the start and at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 . test/guest.sh
 bash scripts/install-deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 export PG_CONFIG
-log=${TEST_LOG_DIR:-$PWD/log/test-$(date -u +%Y%m%d-%H%M%S)}
+log=${TEST_LOG_DIR:-$PWD/test-logs/test-$(date -u +%Y%m%d-%H%M%S)}
 mkdir -p "$log" && log=$(cd "$log" && pwd)
 echo "# logs: $log"
 echo "# this run changes the system install of PostgreSQL $PG_MAJOR (make install, the Debian package)"
