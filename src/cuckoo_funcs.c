@@ -187,9 +187,10 @@ Datum
 cuckoo_contains(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = arg_hasher(fcinfo, 1);
-	const cf_filter *cf = arg_probe_view(fcinfo, 0, vh);
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	const cf_filter *cf = arg_probe_keys(fcinfo, 0, vh, &h, 1);
 
-	PG_RETURN_BOOL(cf_contains(cf, value_hash(vh, PG_GETARG_DATUM(1))));
+	PG_RETURN_BOOL(cf_contains(cf, h));
 }
 
 /*
@@ -260,9 +261,10 @@ Datum
 cuckoo_count(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = arg_hasher(fcinfo, 1);
-	const cf_filter *cf = arg_probe_view(fcinfo, 0, vh);
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	const cf_filter *cf = arg_probe_keys(fcinfo, 0, vh, &h, 1);
 
-	PG_RETURN_INT32((int32) cf_count(cf, value_hash(vh, PG_GETARG_DATUM(1))));
+	PG_RETURN_INT32((int32) cf_count(cf, h));
 }
 
 /* cuckoo_union(a, b): a filter holding the items of both (multiset union). */
