@@ -386,7 +386,7 @@ for v in $versions; do
   fi
   # 1.3: columns of the type still at the old default storage (EXTENDED)
   # are switched to EXTERNAL, the type's new default; others are kept
-  storage_sql="SELECT string_agg(a.attrelid::regclass || '.' || a.attname || '=' || a.attstorage, ' '
+  storage_sql="SELECT string_agg(a.attrelid::regclass || '.' || a.attname || '=' || a.attstorage::text, ' '
                                  ORDER BY a.attrelid::regclass::text, a.attname)
                FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
                WHERE c.relname IN ('filters', 'small', 'daily', 'storage_cases', 'parted', 'parted_1')
@@ -397,7 +397,7 @@ for v in $versions; do
       "daily.f=e filters.f=e parted.f=e parted_1.f=e small.f=e storage_cases.a=e storage_cases.arr=x storage_cases.d=e storage_cases.m=m" \
       "$(q "$db" "$storage_sql")"
     check "$v: the type and the domain over it default to EXTERNAL" "e e" \
-      "$(q "$db" "SELECT (SELECT typstorage FROM pg_type WHERE oid = 'cuckoofilter'::regtype) || ' ' || (SELECT typstorage FROM pg_type WHERE oid = 'filter_dom'::regtype)")"
+      "$(q "$db" "SELECT (SELECT typstorage::text FROM pg_type WHERE oid = 'cuckoofilter'::regtype) || ' ' || (SELECT typstorage::text FROM pg_type WHERE oid = 'filter_dom'::regtype)")"
   fi
   check "$v: aggregates build the same bytes as in a fresh install" \
     "$(q up_fresh "SELECT md5(cuckoo_agg(g)::bytea) || md5(cuckoo_agg(g, 1000, 0.01)::bytea) FROM generate_series(1, 900) g")" \
