@@ -66,6 +66,24 @@ SELECT s.name, count(*) AS keys,
 SELECT name, cuckoo_contains(f, 42::bigint), cuckoo_contains(f, 399999::bigint), f @> 77::bigint
   FROM vp ORDER BY name;
 
+-- cuckoo_contains_array of up to 1024 elements: hashed first, then by slices
+-- (NULL elements answer NULL); 1024 exactly, and 1025 (read whole)
+SET cuckoo.slice_read_max_keys = 2147483647;
+CREATE TEMP TABLE vp_arr_sliced AS
+  SELECT name, n, cuckoo_contains_array(f, ARRAY(SELECT CASE WHEN g % 100 = 0 THEN NULL ELSE g * 97 END::bigint
+                                                 FROM generate_series(1, n) g)) AS a
+  FROM vp, (VALUES (3), (1024), (1025)) v(n);
+SET cuckoo.slice_read_max_keys = 0;
+CREATE TEMP TABLE vp_arr_whole AS
+  SELECT name, n, cuckoo_contains_array(f, ARRAY(SELECT CASE WHEN g % 100 = 0 THEN NULL ELSE g * 97 END::bigint
+                                                 FROM generate_series(1, n) g)) AS a
+  FROM vp, (VALUES (3), (1024), (1025)) v(n);
+RESET cuckoo.slice_read_max_keys;
+SELECT n, count(*) AS filters, count(*) FILTER (WHERE s.a IS DISTINCT FROM w.a) AS differ,
+       sum(cardinality(s.a)) AS answers,
+       sum((SELECT count(*) FROM unnest(s.a) x WHERE x IS NULL)) AS null_answers
+  FROM vp_arr_sliced s JOIN vp_arr_whole w USING (name, n) GROUP BY n ORDER BY n;
+
 -- The call-site switch: with cuckoo.slice_read_max_keys = 5 a call site
 -- reads 5 keys by slices, then the filter whole (once: DEBUG1 says when);
 -- the answers do not change.  By default the switch comes after

@@ -81,6 +81,16 @@ check_sliced(const char *name, const cf_filter *whole, const uint64_t *keys, siz
 					 cf_contains(whole, keys[j]), cf_count(whole, keys[j]));
 				goto done;
 			}
+			{
+				bool		many = !cf_contains(whole, keys[j]);
+
+				cf_contains_many(&cf, &keys[j], 1, &many);
+				if (many != cf_contains(whole, keys[j]))
+				{
+					FAIL("%s (fill %d): key %zu: cf_contains_many answers %d sliced", name, fill, j, many);
+					goto done;
+				}
+			}
 			if (present && !cf_contains(&cf, keys[j]))
 			{
 				FAIL("%s: false negative for key %zu", name, j);
