@@ -23,35 +23,49 @@
 -- domain over it, in tables, partitioned tables (ONLY: each partition is
 -- switched by its own row) and materialized views.  Not switched: arrays of
 -- filters and composite types holding one (their values are stored whole, as
--- one datum of another type), views (no storage), foreign tables (stored
--- elsewhere), and the catalogs.
+-- one datum of another type), views (no storage) and foreign tables
+-- (stored elsewhere).
 -- ---------------------------------------------------------------------------
 
-ALTER TYPE cuckoofilter SET (STORAGE = external);
+-- Run by a superuser for whoever updates (cuckoo is trusted): catalogs,
+-- functions and operators are named with their schema, so that nothing a
+-- role planted in the extension's schema is called; the type is the
+-- extension's own, found by the extension's schema.
 
 DO $value_path$
 DECLARE
+    filter_type pg_catalog.oid;
     col record;
 BEGIN
+    SELECT t.oid INTO STRICT filter_type
+      FROM pg_catalog.pg_type t, pg_catalog.pg_extension e
+     WHERE e.extname OPERATOR(pg_catalog.=) 'cuckoo'
+       AND t.typnamespace OPERATOR(pg_catalog.=) e.extnamespace
+       AND t.typname OPERATOR(pg_catalog.=) 'cuckoofilter';
+    EXECUTE pg_catalog.format('ALTER TYPE %s SET (STORAGE = external)',
+                              filter_type::pg_catalog.regtype);
     FOR col IN
-        SELECT c.oid::regclass AS rel, c.relkind, a.attname
-        FROM pg_attribute a
-        JOIN pg_class c ON c.oid = a.attrelid
-        JOIN pg_type t ON t.oid = a.atttypid
-        WHERE c.relkind IN ('r', 'p', 'm')
-          AND a.attnum > 0 AND NOT a.attisdropped
-          AND a.attstorage = 'x'
-          AND (a.atttypid = 'cuckoofilter'::regtype
-               OR (t.typtype = 'd' AND t.typbasetype = 'cuckoofilter'::regtype))
-          AND c.relnamespace <> 'pg_catalog'::regnamespace
-        ORDER BY c.oid, a.attnum
+        WITH RECURSIVE filter_types(oid) AS (
+            SELECT filter_type
+            UNION
+            SELECT d.oid FROM pg_catalog.pg_type d, filter_types f
+             WHERE d.typtype OPERATOR(pg_catalog.=) 'd'::pg_catalog."char"
+               AND d.typbasetype OPERATOR(pg_catalog.=) f.oid)
+        SELECT c.oid::pg_catalog.regclass AS rel, c.relkind, a.attname
+          FROM pg_catalog.pg_attribute a
+          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid
+          JOIN filter_types f ON f.oid OPERATOR(pg_catalog.=) a.atttypid
+         WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,m}'::pg_catalog."char"[])
+           AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+           AND a.attstorage OPERATOR(pg_catalog.=) 'x'::pg_catalog."char"
+         ORDER BY c.oid, a.attnum
     LOOP
-        IF col.relkind = 'm' THEN
-            EXECUTE format('ALTER MATERIALIZED VIEW %s ALTER COLUMN %I SET STORAGE EXTERNAL',
-                           col.rel, col.attname);
+        IF col.relkind OPERATOR(pg_catalog.=) 'm'::pg_catalog."char" THEN
+            EXECUTE pg_catalog.format('ALTER MATERIALIZED VIEW %s ALTER COLUMN %I SET STORAGE EXTERNAL',
+                                      col.rel, col.attname);
         ELSE
-            EXECUTE format('ALTER TABLE ONLY %s ALTER COLUMN %I SET STORAGE EXTERNAL',
-                           col.rel, col.attname);
+            EXECUTE pg_catalog.format('ALTER TABLE ONLY %s ALTER COLUMN %I SET STORAGE EXTERNAL',
+                                      col.rel, col.attname);
         END IF;
     END LOOP;
 END
