@@ -171,6 +171,9 @@ extern void plan_expansion(int expansion, int64 capacity, double fpr,
 
 #define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
 
+/* cuckoo_arg.c */
+extern void arg_init(void);
+
 /* cuckoo_scan.c */
 extern void scan_init(void);
 

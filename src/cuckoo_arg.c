@@ -13,10 +13,15 @@
 #include "catalog/pg_type.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
+
+#include <sys/mman.h>
+
+#include "cf_slice.h"
 
 /*
  * A detoasted copy of filter datum d in the call site's memory context; a
@@ -161,6 +166,183 @@ arg_probe_view(FunctionCallInfo fcinfo, int argno, ValueHasher *vh)
 		filter_check_kind(&cc->view, vh);	/* raises the error */
 	cc->view_value = v;
 	return &cc->view;
+}
+
+/* ------------------------------------------------------------------------
+ * The value path: probing a stored filter by slices (docs/DESIGN.md)
+ * ------------------------------------------------------------------------ */
+
+/*
+ * One key probed by slices costs about as much as reading this many bytes of
+ * the value whole (measured: docs/BENCHMARKS.md, "The value path").  A call
+ * site probing one stored value switches to one whole read once the keys it
+ * has probed by slices would have paid for it: after len / SLICE_KEY_BYTES
+ * keys (0 for a value smaller than that: read whole at once).
+ */
+#define SLICE_KEY_BYTES		((int64) 16 * 1024)
+
+/*
+ * cuckoo.slice_read_max_keys: -1 (the default) switches by the value's size
+ * as above; 0 never reads slices (every probe reads the value whole, as 1.2
+ * did); N > 0 reads slices for the first N keys of a value at a call site.
+ */
+int			slice_read_max_keys = -1;
+
+void
+arg_init(void)
+{
+	DefineCustomIntVariable("cuckoo.slice_read_max_keys",
+							"Keys a call site probes by slices of a stored filter before reading it whole.",
+							"A stored (out-of-line, uncompressed) filter probed for a few keys is read "
+							"only where their buckets lie; after this many keys at one call site it is "
+							"read whole once and kept.  -1: chosen by the filter's size; 0: always read "
+							"whole.",
+							&slice_read_max_keys, -1, -1, PG_INT32_MAX, PGC_USERSET, 0,
+							NULL, NULL, NULL);
+}
+
+/* Forgets the sliced value (its buffer is freed). */
+static void
+slice_reset(CallSiteCache *cc)
+{
+	if (cc->slice_buf != NULL)
+		pfree(cc->slice_buf);
+	cc->slice_buf = NULL;
+	cc->slice_valid = false;
+}
+
+/*
+ * Reads bytes [off, off + len) of the stored filter d into the slice buffer.
+ * PostgreSQL checks the chunks it reads (their numbers and sizes; a missing
+ * chunk is an error); a slice shorter than asked means the value is shorter
+ * than its TOAST pointer says: an error too.
+ */
+static void
+slice_read(CallSiteCache *cc, Datum d, uint64 off, uint64 len)
+{
+	struct varlena *piece = PG_DETOAST_DATUM_SLICE(d, (int32) off, (int32) len);
+
+	if ((uint64) VARSIZE_ANY_EXHDR(piece) != len)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoofilter value: bytes %llu to %llu of a stored value of %zu bytes could not be read",
+						(unsigned long long) off, (unsigned long long) (off + len),
+						(size_t) CUCKOO_BYTES_LEN(cc->slice_buf))));
+	memcpy(cc->slice_buf->bytes + off, VARDATA_ANY(piece), len);
+	pfree(piece);
+}
+
+/*
+ * Starts probing the stored filter d (pointer ptr, len bytes) by slices:
+ * reads its header and checks it against the value's length, as filter_open
+ * does for a whole value, and its kind against the hasher's.  False when
+ * the header is not one that slices can address (the caller reads the value
+ * whole, whose checks then report it).
+ */
+static bool
+slice_open(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
+		   const struct varatt_external *ptr, uint64 len, ValueHasher *vh)
+{
+	uint64		n = Min(len, (uint64) CF_SLICE_PREFIX);
+	uint64		hdr;
+	char		err[256];
+
+	cc->slice_buf = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARHDRSZ + len);
+	SET_VARSIZE(cc->slice_buf, VARHDRSZ + len);
+#if defined(MADV_NOHUGEPAGE)
+	{
+		/*
+		 * Only a few pages of the buffer are ever written: a huge page would
+		 * make each of them cost 2 MB of zeroing.
+		 */
+		uintptr_t	start = ((uintptr_t) cc->slice_buf + 4095) & ~(uintptr_t) 4095;
+		uintptr_t	end = ((uintptr_t) cc->slice_buf + VARHDRSZ + len) & ~(uintptr_t) 4095;
+
+		if (end > start)
+			(void) madvise((void *) start, end - start, MADV_NOHUGEPAGE);
+	}
+#endif
+	slice_read(cc, d, 0, n);
+	hdr = cf_slice_header_bytes(cc->slice_buf->bytes, n, len);
+	if (hdr == 0)
+	{
+		slice_reset(cc);
+		return false;
+	}
+	if (hdr > n)
+		slice_read(cc, d, n, hdr - n);
+	if (!cf_check_header(cc->slice_buf->bytes, len, err, sizeof(err)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoofilter value: %s", err)));
+	cf_open(&cc->slice_view, cc->slice_buf->bytes, len);
+	filter_check_kind(&cc->slice_view, vh);
+	cc->slice_ptr = *ptr;
+	cc->slice_valid = true;
+	cc->slice_keys = 0;
+	return true;
+}
+
+/*
+ * Filter argument argno opened for probing the n hashes given (and only
+ * those: the view must not be used for any other hash, modified or kept
+ * beyond the call).  A stored filter (out of line, uncompressed) is read by
+ * slices: its header once per call site, then for each key the TOAST chunks
+ * that hold its two buckets, until the call site has probed enough keys of
+ * it that one whole read is cheaper (slice_limit); from then on, and for any
+ * other value (in line, compressed, in memory), this is arg_probe_view.
+ */
+const cf_filter *
+arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
+			   const uint64 *hashes, int n)
+{
+	CallSiteCache *cc = arg_cache(fcinfo);
+	Datum		d = PG_GETARG_DATUM(argno);
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	struct varatt_external ptr;
+	uint64		len;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw) || slice_read_max_keys == 0)
+		return arg_probe_view(fcinfo, argno, vh);
+	VARATT_EXTERNAL_GET_POINTER(ptr, raw);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(ptr))
+		return arg_probe_view(fcinfo, argno, vh);
+	/* read whole here already */
+	if (cc->toast_valid && cc->toast_ptr.va_valueid == ptr.va_valueid &&
+		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
+		return arg_probe_view(fcinfo, argno, vh);
+
+	if (!(cc->slice_valid && cc->slice_ptr.va_valueid == ptr.va_valueid &&
+		  cc->slice_ptr.va_toastrelid == ptr.va_toastrelid))
+	{
+		int64		limit;
+
+		slice_reset(cc);
+		len = (uint64) ptr.va_rawsize - VARHDRSZ;
+		limit = slice_read_max_keys > 0 ? slice_read_max_keys :
+			(int64) (len / SLICE_KEY_BYTES);
+		if (len < CF_HEADER_SIZE || limit < n ||
+			!slice_open(fcinfo, cc, d, &ptr, len, vh))
+			return arg_probe_view(fcinfo, argno, vh);
+		cc->slice_limit = limit;
+	}
+	if (cc->slice_keys + n > cc->slice_limit)
+	{
+		elog(DEBUG1, "cuckoo: a call site read a stored filter of %zu bytes whole after probing " INT64_FORMAT " keys by slices",
+			 cc->slice_view.len, cc->slice_keys);
+		slice_reset(cc);
+		return arg_probe_view(fcinfo, argno, vh);
+	}
+	cc->slice_keys += n;
+	for (int i = 0; i < n; i++)
+	{
+		cf_range	r[2];
+		int			nr = cf_slice_ranges(&cc->slice_view, hashes[i], r);
+
+		for (int j = 0; j < nr; j++)
+			slice_read(cc, d, r[j].off, r[j].len);
+	}
+	return &cc->slice_view;
 }
 
 /* Fills the call site's hasher for typid (once: a call site's argument type

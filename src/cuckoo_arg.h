@@ -31,6 +31,19 @@ typedef struct CallSiteCache
 	size_t		view_data_off;	/* where the buckets start (view.data - view.buf) */
 	uint8		view_header[64];
 	cf_filter	view;
+	/*
+	 * The value path (docs/DESIGN.md): the last stored, out-of-line,
+	 * uncompressed filter argument probed by slices.  slice_buf is a buffer
+	 * of the value's full length in which only the header and the buckets
+	 * of the keys probed so far were read (the rest is never touched, so it
+	 * costs address space, not memory); slice_view is the core's view of it.
+	 */
+	bool		slice_valid;
+	struct varatt_external slice_ptr;
+	CuckooFilter *slice_buf;
+	cf_filter	slice_view;
+	int64		slice_keys;		/* keys probed by slices of this value */
+	int64		slice_limit;	/* after that many, one whole read is cheaper */
 } CallSiteCache;
 
 extern ValueHasher *arg_hasher_init(FunctionCallInfo fcinfo, int argno);
@@ -38,6 +51,10 @@ extern ValueHasher *arg_array_hasher(FunctionCallInfo fcinfo, int argno);
 extern CuckooFilter *arg_filter(FunctionCallInfo fcinfo, int argno);
 extern const cf_filter *arg_probe_view(FunctionCallInfo fcinfo, int argno,
 									   ValueHasher *vh);
+extern const cf_filter *arg_probe_keys(FunctionCallInfo fcinfo, int argno,
+									   ValueHasher *vh, const uint64 *hashes,
+									   int n);
+extern int	slice_read_max_keys;
 
 /* The call site's cache, allocated on first use (inline: called per row). */
 static inline CallSiteCache *

@@ -187,9 +187,10 @@ Datum
 cuckoo_contains(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = arg_hasher(fcinfo, 1);
-	const cf_filter *cf = arg_probe_view(fcinfo, 0, vh);
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	const cf_filter *cf = arg_probe_keys(fcinfo, 0, vh, &h, 1);
 
-	PG_RETURN_BOOL(cf_contains(cf, value_hash(vh, PG_GETARG_DATUM(1))));
+	PG_RETURN_BOOL(cf_contains(cf, h));
 }
 
 /*
@@ -204,7 +205,7 @@ Datum
 cuckoo_contains_array(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = arg_array_hasher(fcinfo, 1);
-	const cf_filter *cf = arg_probe_view(fcinfo, 0, vh);
+	const cf_filter *cf = NULL;
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	int			ndim = ARR_NDIM(arr);
 	int			n = ArrayGetNItems(ndim, ARR_DIMS(arr));
@@ -219,6 +220,12 @@ cuckoo_contains_array(PG_FUNCTION_ARGS)
 	int			i = 0,
 				pending = 0;
 
+	/*
+	 * A few keys (one chunk): hashed first, so that a stored filter is read
+	 * only where their buckets lie (arg_probe_keys); more: read whole.
+	 */
+	if (n > PROBE_CHUNK)
+		cf = arg_probe_view(fcinfo, 0, vh);
 	it = array_create_iterator(arr, 0, NULL);
 	for (;;)
 	{
@@ -235,6 +242,8 @@ cuckoo_contains_array(PG_FUNCTION_ARGS)
 			}
 			i++;
 		}
+		if (cf == NULL && (!more || pending == PROBE_CHUNK))
+			cf = arg_probe_keys(fcinfo, 0, vh, hashes, pending);
 		if (pending == PROBE_CHUNK || (!more && pending > 0))
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -260,9 +269,10 @@ Datum
 cuckoo_count(PG_FUNCTION_ARGS)
 {
 	ValueHasher *vh = arg_hasher(fcinfo, 1);
-	const cf_filter *cf = arg_probe_view(fcinfo, 0, vh);
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	const cf_filter *cf = arg_probe_keys(fcinfo, 0, vh, &h, 1);
 
-	PG_RETURN_INT32((int32) cf_count(cf, value_hash(vh, PG_GETARG_DATUM(1))));
+	PG_RETURN_INT32((int32) cf_count(cf, h));
 }
 
 /* cuckoo_union(a, b): a filter holding the items of both (multiset union). */

@@ -43,6 +43,7 @@ _PG_init(void)
 {
 	cf_interrupt_hook = core_check_interrupts;
 	scan_init();
+	arg_init();
 	planner_init();
 	cf_realloc_hook = core_realloc;
 }

@@ -170,6 +170,17 @@ CREATE VIEW made AS
   SELECT cuckoo_create(500) AS a, cuckoo_create(500, 0.001, 8, max_kicks => 20) AS b,
          cuckoo_create(300, 0.01, 4, NULL, 500, true) AS c;
 CREATE VIEW all_info AS SELECT name, i.* FROM filters, cuckoo_info(f) i;
+-- column storage, which 1.3 switches from EXTENDED to EXTERNAL where it is
+-- still the type's old default: a domain column, a column its owner set to
+-- MAIN (kept), an array column (not switched), a partitioned table and its
+-- partition; the materialized view daily and the tables above too
+CREATE DOMAIN filter_dom AS cuckoofilter;
+CREATE TABLE storage_cases (a cuckoofilter, m cuckoofilter, d filter_dom, arr cuckoofilter[]);
+ALTER TABLE storage_cases ALTER COLUMN m SET STORAGE MAIN;
+INSERT INTO storage_cases SELECT f, f, f, ARRAY[f] FROM filters WHERE name = 'ints';
+CREATE TABLE parted (k int, f cuckoofilter) PARTITION BY RANGE (k);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
+INSERT INTO parted SELECT 1, f FROM filters WHERE name = 'ints';
 DO $do$ BEGIN
   IF current_setting('server_version_num')::int >= 140000 THEN
     EXECUTE $f$CREATE FUNCTION made_in_body() RETURNS cuckoofilter LANGUAGE sql IMMUTABLE
@@ -217,6 +228,10 @@ UNION ALL SELECT 'union_agg ' || md5(cuckoo_union_agg(f ORDER BY d)::bytea) FROM
 UNION ALL SELECT 'shrink ' || name || ' ' || md5(cuckoo_shrink(f)::bytea) FROM filters WHERE f IS NOT NULL
 UNION ALL SELECT 'made ' || md5(a::bytea) || ' ' || md5(b::bytea) || ' ' || md5(c::bytea) || ' ' || md5(made_in_body()::bytea) FROM made
 UNION ALL SELECT 'all_info ' || md5(string_agg(a::text, ',' ORDER BY name)) FROM all_info a
+UNION ALL SELECT 'storage_cases ' || md5(a::bytea) || ' ' || md5(m::bytea) || ' ' || md5(d::bytea) || ' '
+                 || md5(arr[1]::bytea) || ' ' || (a @> 4242) || (m @> 4242) || (d @> 4242) || (arr[1] @> 4242)
+          FROM storage_cases
+UNION ALL SELECT 'parted ' || md5(f::bytea) || ' ' || (f @> 4242) FROM parted
 ORDER BY 1;
 SQL
 
@@ -368,6 +383,21 @@ for v in $versions; do
                          (SELECT count(*) FROM unnest(cuckoo_contains_array(cuckoo_rotate(f, 2), ARRAY(SELECT generate_series(1, 50000)))) h WHERE h) = 50000,
                          (SELECT (cuckoo_info(f)).format_version FROM filters WHERE name = 'fixed')
                   FROM filters WHERE name = 'ints'")"
+  fi
+  # 1.3: columns of the type still at the old default storage (EXTENDED)
+  # are switched to EXTERNAL, the type's new default; others are kept
+  storage_sql="SELECT string_agg(a.attrelid::regclass || '.' || a.attname || '=' || a.attstorage::text, ' '
+                                 ORDER BY a.attrelid::regclass::text, a.attname)
+               FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+               WHERE c.relname IN ('filters', 'small', 'daily', 'storage_cases', 'parted', 'parted_1')
+                 AND a.attnum > 0 AND NOT a.attisdropped
+                 AND format_type(a.atttypid, NULL) IN ('cuckoofilter', 'filter_dom', 'cuckoofilter[]')"
+  if [ "$(printf '1.3\n%s\n' "$default" | sort -V | head -n 1)" = 1.3 ]; then
+    check "$v: the update switched the filter columns to STORAGE EXTERNAL (MAIN and arrays kept)" \
+      "daily.f=e filters.f=e parted.f=e parted_1.f=e small.f=e storage_cases.a=e storage_cases.arr=x storage_cases.d=e storage_cases.m=m" \
+      "$(q "$db" "$storage_sql")"
+    check "$v: the type and the domain over it default to EXTERNAL" "e e" \
+      "$(q "$db" "SELECT (SELECT typstorage::text FROM pg_type WHERE oid = 'cuckoofilter'::regtype) || ' ' || (SELECT typstorage::text FROM pg_type WHERE oid = 'filter_dom'::regtype)")"
   fi
   check "$v: aggregates build the same bytes as in a fresh install" \
     "$(q up_fresh "SELECT md5(cuckoo_agg(g)::bytea) || md5(cuckoo_agg(g, 1000, 0.01)::bytea) FROM generate_series(1, 900) g")" \

@@ -76,5 +76,6 @@ extern void run_union_tests(void);		/* test_union.c: union and shrink */
 extern void run_validate_tests(void);	/* test_validate.c: untrusted bytes */
 extern void run_growth_tests(void);		/* test_growth.c: format version 2 */
 extern void run_build_tests(void);		/* test_build.c: batched add-if-absent */
+extern void run_slice_tests(void);		/* test_slice.c: the ranges a lookup reads */
 
 #endif							/* UNIT_H */

@@ -1,0 +1,72 @@
+-- cuckoo 1.2 -> 1.3: the value path (stored filters are kept out of line,
+-- uncompressed, and probed by slices).
+\echo Use "ALTER EXTENSION cuckoo UPDATE TO '1.3'" to load this file. \quit
+
+-- ---------------------------------------------------------------------------
+-- The value path (issue 21, point 1)
+--
+-- A filter is random bits: pglz and lz4 never shrink it, and every attempt
+-- costs a pass over the value on each write.  From 1.3 the type's storage is
+-- EXTERNAL: a large value goes out of line uncompressed, and a probe of a few
+-- keys reads only the TOAST chunks that hold their buckets (docs/DESIGN.md,
+-- "The value path").
+--
+-- ALTER TYPE ... SET (STORAGE = ...) (PostgreSQL 13 on) changes the type's
+-- default for columns created from now on, and is carried to the domains
+-- over the type; it changes no existing column and no stored value.  So the
+-- columns that already hold filters are switched here too, one ALTER TABLE
+-- ... SET STORAGE EXTERNAL each: a catalog change only (no table rewrite, no
+-- stored value changes: values already compressed stay so and are read whole
+-- until they are written again).  Only columns still at the old default
+-- (EXTENDED) are switched: a column its owner set to MAIN, EXTERNAL or PLAIN
+-- on purpose keeps its setting.  Switched: columns of the type, or of a
+-- domain over it, in tables, partitioned tables (ONLY: each partition is
+-- switched by its own row) and materialized views.  Not switched: arrays of
+-- filters and composite types holding one (their values are stored whole, as
+-- one datum of another type), views (no storage) and foreign tables
+-- (stored elsewhere).
+-- ---------------------------------------------------------------------------
+
+-- Run by a superuser for whoever updates (cuckoo is trusted): catalogs,
+-- functions and operators are named with their schema, so that nothing a
+-- role planted in the extension's schema is called; the type is the
+-- extension's own, found by the extension's schema.
+
+DO $value_path$
+DECLARE
+    filter_type pg_catalog.oid;
+    col record;
+BEGIN
+    SELECT t.oid INTO STRICT filter_type
+      FROM pg_catalog.pg_type t, pg_catalog.pg_extension e
+     WHERE e.extname OPERATOR(pg_catalog.=) 'cuckoo'
+       AND t.typnamespace OPERATOR(pg_catalog.=) e.extnamespace
+       AND t.typname OPERATOR(pg_catalog.=) 'cuckoofilter';
+    EXECUTE pg_catalog.format('ALTER TYPE %s SET (STORAGE = external)',
+                              filter_type::pg_catalog.regtype);
+    FOR col IN
+        WITH RECURSIVE filter_types(oid) AS (
+            SELECT filter_type
+            UNION
+            SELECT d.oid FROM pg_catalog.pg_type d, filter_types f
+             WHERE d.typtype OPERATOR(pg_catalog.=) 'd'::pg_catalog."char"
+               AND d.typbasetype OPERATOR(pg_catalog.=) f.oid)
+        SELECT c.oid::pg_catalog.regclass AS rel, c.relkind, a.attname
+          FROM pg_catalog.pg_attribute a
+          JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid
+          JOIN filter_types f ON f.oid OPERATOR(pg_catalog.=) a.atttypid
+         WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,m}'::pg_catalog."char"[])
+           AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped
+           AND a.attstorage OPERATOR(pg_catalog.=) 'x'::pg_catalog."char"
+         ORDER BY c.oid, a.attnum
+    LOOP
+        IF col.relkind OPERATOR(pg_catalog.=) 'm'::pg_catalog."char" THEN
+            EXECUTE pg_catalog.format('ALTER MATERIALIZED VIEW %s ALTER COLUMN %I SET STORAGE EXTERNAL',
+                                      col.rel, col.attname);
+        ELSE
+            EXECUTE pg_catalog.format('ALTER TABLE ONLY %s ALTER COLUMN %I SET STORAGE EXTERNAL',
+                                      col.rel, col.attname);
+        END IF;
+    END LOOP;
+END
+$value_path$;
