@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# One-key changes and probes of a stored filter (cuckoo_store_*) against the
+# same items in one cuckoofilter value in a table row, side by side in one
+# run, with the goals of the stored-filters issue beside each figure.
+#
+#   bash bench/store_bench.sh [ITEMS [CHANGES]]    (ITEMS default 10000000,
+#                                                   CHANGES default 100)
+#
+# Builds this tree into a private copy of the install tree and runs a
+# private server (test/pg_private.sh: nothing is installed, fsync = off, so
+# times are of the calls, not of disk flushes).  Loads ITEMS int8 values
+# 1 .. ITEMS into a store (cuckoo_store_create(name, ITEMS), then
+# cuckoo_store_add_array in ten calls) and into one value (cuckoo_agg, in a
+# row of a table with the column's default storage).  Then, for each side:
+# CHANGES one-key removes of present values, CHANGES adds of them back and
+# CHANGES probes, each change its own transaction (a procedure that
+# commits), timed inside the server (clock_timestamp around the call, so no
+# client round trip) and its WAL taken as pg_current_wal_insert_lsn() after
+# the commit minus before the call.  A CHECKPOINT precedes each series, so
+# every change that touches a page first pays its full-page image: the
+# worst case.  Medians are printed in a Markdown table; progress to stderr.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/.."
+ITEMS=${1:-10000000}
+CHANGES=${2:-100}
+. test/lib.sh
+. test/pg_private.sh
+
+log() { printf '[store_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+pp_setup store_bench
+pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
+pp_make_tree
+pp_initdb || exit 1
+cat >>"$pp_data/postgresql.conf" <<EOF
+shared_buffers = 512MB
+max_wal_size = 8GB
+checkpoint_timeout = 1h
+EOF
+pp_start postgres || exit 1
+q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
+
+log "loading $ITEMS items"
+q <<'EOF' >/dev/null
+CREATE EXTENSION cuckoo;
+CREATE TABLE filters (name text PRIMARY KEY, f cuckoofilter);
+CREATE TABLE timings (side text, op text, ms float8, wal bigint);
+CREATE PROCEDURE measure(side text, op text, n int, base bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz;
+  ms float8;
+  l0 pg_lsn;
+  x bigint;
+  r boolean;
+BEGIN
+  FOR i IN 1 .. n LOOP
+    x := base + i * 7919;          -- present values, spread over the store
+    l0 := pg_current_wal_insert_lsn();
+    t0 := clock_timestamp();
+    IF side = 'store' THEN
+      IF op = 'add' THEN PERFORM cuckoo_store_add('bs', x);
+      ELSIF op = 'remove' THEN PERFORM cuckoo_store_remove('bs', x);
+      ELSE r := cuckoo_store_contains('bs', x);
+      END IF;
+    ELSE
+      IF op = 'add' THEN UPDATE filters SET f = cuckoo_add(f, x) WHERE name = 'one';
+      ELSIF op = 'remove' THEN UPDATE filters SET f = cuckoo_remove(f, x) WHERE name = 'one';
+      ELSE SELECT cuckoo_contains(f, x) INTO r FROM filters WHERE name = 'one';
+      END IF;
+    END IF;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    COMMIT;
+    INSERT INTO timings VALUES (side, op, ms, pg_current_wal_insert_lsn() - l0);
+    COMMIT;
+  END LOOP;
+END $$;
+EOF
+q -c "SELECT cuckoo_store_create('bs', $ITEMS)" >/dev/null
+t0=$(date +%s.%N)
+chunk=$(( (ITEMS + 9) / 10 ))
+for ((lo = 1; lo <= ITEMS; lo += chunk)); do
+  hi=$(( lo + chunk - 1 < ITEMS ? lo + chunk - 1 : ITEMS ))
+  q -c "SELECT cuckoo_store_add_array('bs', ARRAY(SELECT g::int8 FROM generate_series($lo, $hi) g))" >/dev/null
+done
+t1=$(date +%s.%N)
+q -c "INSERT INTO filters SELECT 'one', cuckoo_agg(g::int8) FROM generate_series(1, $ITEMS) g" >/dev/null
+t2=$(date +%s.%N)
+load_store=$(echo "$t1 - $t0" | bc)
+load_agg=$(echo "$t2 - $t1" | bc)
+q -c "VACUUM ANALYZE" >/dev/null
+
+for side in store one; do
+  for op in remove add contains; do
+    log "$side: $CHANGES x $op"
+    q -c "CHECKPOINT" >/dev/null
+    q -c "CALL measure('$side', '$op', $CHANGES, 1000)" >/dev/null
+  done
+done
+
+info=$(q -F' ' -c "SELECT items, bytes, segments, pg_total_relation_size('bs') FROM cuckoo_store_info('bs')")
+one=$(q -c "SELECT pg_column_size(f) FROM filters WHERE name = 'one'")
+echo "stored filter of $ITEMS int8 items at fpr 0.01: items, segment bytes, segments, table bytes = $info; one value: $one bytes"
+echo
+echo "| one key ($CHANGES each, median) | store: ms | store: WAL bytes | one value: ms | one value: WAL bytes | goal (store) |"
+echo "|---|---|---|---|---|---|"
+q -F'|' <<'EOF'
+WITH m AS (
+  SELECT side, op,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY wal) AS wal
+  FROM timings GROUP BY side, op)
+SELECT '| ' || s.op, to_char(s.ms, 'FM990.000'), s.wal::bigint, to_char(o.ms, 'FM99990.000'),
+       o.wal::bigint,
+       CASE s.op WHEN 'contains' THEN '<= 0.2 ms: ' || CASE WHEN s.ms <= 0.2 THEN 'met' ELSE 'NOT met' END
+                 ELSE '<= 1 ms and <= 32 kB: ' ||
+                      CASE WHEN s.ms <= 1 AND s.wal <= 32768 THEN 'met' ELSE 'NOT met' END END || ' |'
+FROM m s JOIN m o ON o.side = 'one' AND o.op = s.op
+WHERE s.side = 'store'
+ORDER BY CASE s.op WHEN 'add' THEN 1 WHEN 'remove' THEN 2 ELSE 3 END;
+EOF
+echo
+printf '| bulk load of %s items | s |\n|---|---|\n' "$ITEMS"
+printf '| cuckoo_store_add_array, 10 calls | %.2f |\n| cuckoo_agg into one value | %.2f |\n' "$load_store" "$load_agg"
+printf '| ratio (goal <= 1.0) | %.2f |\n' "$(echo "$load_store / $load_agg" | bc -l)"
