@@ -265,6 +265,7 @@ main(void)
 	run_validate_tests();
 	run_growth_tests();
 	run_build_tests();
+	run_store_tests();
 	fprintf(stderr, "# total %.1fs\n", now_sec() - t0);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
