@@ -462,6 +462,38 @@ store_item_cmp(const void *a, const void *b)
 }
 
 /*
+ * Sorts items by segment, then by position (they come in position order).
+ * A counting sort when the segments are not many more than the items: two
+ * passes, no comparisons; else qsort.
+ */
+static void
+store_sort_items(StoreItem **items, int n, int32 nsegments)
+{
+	StoreItem  *in = *items;
+	StoreItem  *out;
+	uint32	   *start;
+
+	if (n < 2)
+		return;
+	if ((int64) nsegments > 4 * (int64) n + 1024)
+	{
+		qsort(in, n, sizeof(StoreItem), store_item_cmp);
+		return;
+	}
+	start = palloc0(sizeof(uint32) * ((Size) nsegments + 1));
+	for (int i = 0; i < n; i++)
+		start[in[i].segment + 1]++;
+	for (int32 sgm = 0; sgm < nsegments; sgm++)
+		start[sgm + 1] += start[sgm];
+	out = palloc_extended(sizeof(StoreItem) * (Size) n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		out[start[in[i].segment]++] = in[i];
+	pfree(start);
+	pfree(in);
+	*items = out;
+}
+
+/*
  * Hashes and routes the non-null elements of arr: *n items sorted by
  * segment, then by position.  nulls[] (if given) marks the NULL elements.
  */
@@ -470,7 +502,8 @@ store_route_array(Store *s, ValueHasher *vh, ArrayType *arr, int *n, int *nelems
 				  bool **nulls_out)
 {
 	int			ne = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-	StoreItem  *items = palloc(sizeof(StoreItem) * Max(ne, 1));
+	StoreItem  *items = palloc_extended(sizeof(StoreItem) * (Size) Max(ne, 1),
+										MCXT_ALLOC_HUGE);
 	bool	   *nulls = palloc(sizeof(bool) * Max(ne, 1));
 	ArrayIterator it = array_create_iterator(arr, 0, NULL);
 	Datum		value;
@@ -494,7 +527,7 @@ store_route_array(Store *s, ValueHasher *vh, ArrayType *arr, int *n, int *nelems
 		i++;
 	}
 	array_free_iterator(it);
-	qsort(items, k, sizeof(StoreItem), store_item_cmp);
+	store_sort_items(&items, k, s->nsegments);
 	*n = k;
 	*nelems = ne;
 	if (nulls_out)
