@@ -258,6 +258,25 @@ FROM unnest(cuckoo_store_contains_array('st.g', ARRAY(SELECT generate_series(100
 SELECT cuckoo_store_remove_array('st.g', ARRAY(SELECT generate_series(1, 100000)));
 SELECT items FROM cuckoo_store_info('st.g');
 
+-- probes in a scan read each segment once per query (a cache per call site,
+-- valid for one snapshot); a loop that changes the store between probes sees
+-- every change, and a probe of another type still fails
+CREATE TABLE st.keys AS SELECT g::int8 AS k FROM generate_series(3001, 5000) g;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('st.s', k)) AS found FROM st.keys WHERE k <= 4000;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('st.s', k)) < 50 AS few FROM st.keys WHERE k > 4000;
+DO $$
+DECLARE after_add int := 0; after_remove int := 0;
+BEGIN
+  FOR i IN 7001 .. 7200 LOOP
+    PERFORM cuckoo_store_add('st.s', i);
+    IF cuckoo_store_contains('st.s', i) THEN after_add := after_add + 1; END IF;
+    PERFORM cuckoo_store_remove('st.s', i);
+    IF NOT cuckoo_store_contains('st.s', i) THEN after_remove := after_remove + 1; END IF;
+  END LOOP;
+  RAISE NOTICE 'of 200: found after add %, gone after remove at least 190 %', after_add, after_remove >= 190;
+END $$;
+SELECT state($$SELECT count(*) FROM st.keys WHERE cuckoo_store_contains('st.s', k::text)$$);
+
 -- info: items and bytes are the segments' sums
 SELECT i.items = (SELECT sum((cuckoo_info(f)).items) FROM st.s WHERE segment >= 0) AS items_ok,
        i.bytes = (SELECT sum(pg_column_size(f)) FROM st.s WHERE segment >= 0) AS bytes_ok

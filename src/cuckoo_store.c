@@ -35,6 +35,7 @@
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
@@ -78,11 +79,42 @@ typedef struct StoreEntry
 static HTAB *store_plans = NULL;
 
 /* What a call site keeps between rows (fn_extra). */
+/*
+ * The segments a probing call site has read, valid for one store, one
+ * snapshot and one user (see probe_cache_valid): a scan that probes many
+ * values reads each segment once per query.
+ */
+typedef struct ProbeCache
+{
+	bool		valid;
+	Oid			relid;
+	Oid			userid;
+	Snapshot	snap;			/* the snapshot the segments were read under */
+	CommandId	curcid;
+	TransactionId xmin;
+	TransactionId xmax;
+	uint32		xcnt;
+	int32		subxcnt;
+	bool		suboverflowed;
+#if PG_VERSION_NUM >= 140000
+	uint64		completions;	/* snapXactCompletionCount */
+#endif
+	MemoryContext cxt;			/* holds the copies below */
+	int32		nsegments;
+	CuckooFilter **segs;		/* [nsegments], NULL: not read yet */
+	Size		bytes;			/* held in segs */
+	cf_filter	hcf;			/* the header row's filter (its kind) */
+} ProbeCache;
+
+/* A call site holds at most this many bytes of segments. */
+#define PROBE_CACHE_BYTES	((Size) 256 << 20)
+
 typedef struct StoreCallCache
 {
 	Oid			filter_type;	/* the extension's cuckoofilter type */
 	bool		hasher_valid;
 	ValueHasher hasher;
+	ProbeCache	probe;
 } StoreCallCache;
 
 /* A store opened for one call: its plans and its header row. */
@@ -503,7 +535,7 @@ store_route_array(Store *s, ValueHasher *vh, ArrayType *arr, int *n, int *nelems
 {
 	int			ne = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 	StoreItem  *items = palloc_extended(sizeof(StoreItem) * (Size) Max(ne, 1),
-										MCXT_ALLOC_HUGE);
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	bool	   *nulls = palloc(sizeof(bool) * Max(ne, 1));
 	ArrayIterator it = array_create_iterator(arr, 0, NULL);
 	Datum		value;
@@ -662,6 +694,71 @@ cuckoo_store_remove_array(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(store_change(fcinfo, OP_REMOVE, true));
 }
 
+/*
+ * True when the segments in pc were read under the snapshot the next read
+ * would use, by the same user, from the same store: then reading again
+ * would give the same rows.  A probe reads with the active snapshot
+ * (SPI, read-only).  Within one query that snapshot does not change; a
+ * new statement (in PL/pgSQL, a new expression evaluation in a volatile
+ * function) gets a new one, with a higher command id after a change of
+ * this transaction and other xmax, running transactions or (14+) a higher
+ * completion count after other transactions end.
+ */
+static bool
+probe_cache_valid(const ProbeCache *pc, Oid relid)
+{
+	Snapshot	snap;
+
+	if (!pc->valid || pc->relid != relid || pc->userid != GetUserId() ||
+		!ActiveSnapshotSet())
+		return false;
+	snap = GetActiveSnapshot();
+	return snap == pc->snap && snap->curcid == pc->curcid &&
+		snap->xmin == pc->xmin && snap->xmax == pc->xmax &&
+		snap->xcnt == pc->xcnt && snap->subxcnt == pc->subxcnt &&
+		snap->suboverflowed == pc->suboverflowed
+#if PG_VERSION_NUM >= 140000
+		&& snap->snapXactCompletionCount == pc->completions
+#endif
+		;
+}
+
+/* Starts a new cache for store s (open, inside SPI) under the active snapshot. */
+static void
+probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
+{
+	Snapshot	snap = GetActiveSnapshot();
+	MemoryContext old;
+
+	pc->valid = false;
+	if (pc->cxt == NULL)
+		pc->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+										"cuckoo store probe cache",
+										ALLOCSET_DEFAULT_SIZES);
+	else
+		MemoryContextReset(pc->cxt);
+	old = MemoryContextSwitchTo(pc->cxt);
+	pc->segs = palloc_extended(sizeof(CuckooFilter *) * (Size) s->nsegments,
+								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	cf_open(&pc->hcf, memcpy(palloc(s->hcf.len), s->hcf.buf, s->hcf.len), s->hcf.len);
+	MemoryContextSwitchTo(old);
+	pc->relid = s->relid;
+	pc->userid = GetUserId();
+	pc->snap = snap;
+	pc->curcid = snap->curcid;
+	pc->xmin = snap->xmin;
+	pc->xmax = snap->xmax;
+	pc->xcnt = snap->xcnt;
+	pc->subxcnt = snap->subxcnt;
+	pc->suboverflowed = snap->suboverflowed;
+#if PG_VERSION_NUM >= 140000
+	pc->completions = snap->snapXactCompletionCount;
+#endif
+	pc->nsegments = s->nsegments;
+	pc->bytes = 0;
+	pc->valid = true;
+}
+
 /* cuckoo_store_contains(store, value): may value be in the store? */
 PG_FUNCTION_INFO_V1(cuckoo_store_contains);
 Datum
@@ -669,6 +766,8 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	ValueHasher *vh = store_hasher(fcinfo, 1, false);
+	StoreCallCache *cc = store_call_cache(fcinfo);
+	ProbeCache *pc = &cc->probe;
 	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
 	Store		s;
 	int32		seg;
@@ -676,9 +775,40 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	cf_filter	cf;
 	bool		found;
 
+	/*
+	 * The cache holds what reading again would give; a value of another
+	 * family goes the whole way, which raises the error.
+	 */
+	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
+		pc->valid = false;
+	if (probe_cache_valid(pc, relid))
+	{
+		seg = (int32) cf_store_segment(h, (uint32) pc->nsegments);
+		if (pc->segs[seg] != NULL)
+		{
+			cf_open(&cf, pc->segs[seg]->bytes, CUCKOO_BYTES_LEN(pc->segs[seg]));
+			if (filter_kind_matches(&cf, vh))
+				PG_RETURN_BOOL(cf_contains(&cf, h));
+			pc->valid = false;
+		}
+	}
+
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, vh, false);
+	if (probe_cache_valid(pc, relid))
+	{
+		/* the header as cached; the relation checked and the plans as always */
+		store_check_shape(relid, cc->filter_type);
+		s.relid = relid;
+		s.name = get_rel_name(relid);
+		s.entry = store_entry(relid, cc->filter_type);
+		s.nsegments = pc->nsegments;
+	}
+	else
+	{
+		store_open(&s, fcinfo, relid, vh, false);
+		probe_cache_reset(fcinfo, pc, &s);
+	}
 	seg = (int32) cf_store_segment(h, (uint32) s.nsegments);
 	v = store_read(&s, seg, false, false, true, false);
 	if (v == NULL)
@@ -686,6 +816,12 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	filter_open(&cf, v);
 	filter_check_kind(&cf, vh);
 	found = cf_contains(&cf, h);
+	if (pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
+	{
+		pc->segs[seg] = MemoryContextAlloc(pc->cxt, VARSIZE(v));
+		memcpy(pc->segs[seg], v, VARSIZE(v));
+		pc->bytes += VARSIZE(v);
+	}
 	SPI_finish();
 	PG_RETURN_BOOL(found);
 }
