@@ -96,6 +96,17 @@ for side in store one; do
   done
 done
 
+# scan probes: ITEMS rows, half of them in the filter; median of 3
+log "scan probes over $ITEMS rows"
+q -c "CREATE TABLE keys AS SELECT (g * 2)::int8 AS k FROM generate_series(1, $ITEMS) g" -c "VACUUM ANALYZE keys" >/dev/null
+scan_ms() {  # scan_ms WHERE-CONDITION: median ms of 3 runs of a count over keys
+  for r in 1 2 3; do
+    q -c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) SELECT count(*) FROM keys WHERE $1" | sed -n 's/^Execution Time: \([0-9.]*\) ms/\1/p'
+  done | sort -n | sed -n 2p
+}
+scan_store=$(scan_ms "cuckoo_store_contains('bs', k)")
+scan_one=$(scan_ms "cuckoo_contains((SELECT f FROM filters WHERE name = 'one'), k)")
+
 info=$(q -F' ' -c "SELECT items, bytes, segments, pg_total_relation_size('bs') FROM cuckoo_store_info('bs')")
 one=$(q -c "SELECT pg_column_size(f) FROM filters WHERE name = 'one'")
 fpr=$(q -F' ' -c "SELECT (SELECT count(*) FILTER (WHERE a) FROM unnest(cuckoo_store_contains_array('bs', ARRAY(SELECT g::int8 FROM generate_series(1000000001, 1001000000) g))) a)::float8 / 1e6,
@@ -128,6 +139,10 @@ FROM m s JOIN m o ON o.side = 'one' AND o.op = s.op
 WHERE s.side = 'store'
 ORDER BY CASE s.op WHEN 'add' THEN 1 WHEN 'remove' THEN 2 ELSE 3 END;
 EOF
+echo
+printf '| scan probe over %s rows (median of 3) | ms |\n|---|---|\n' "$ITEMS"
+printf '| `WHERE cuckoo_store_contains(store, k)` | %.0f |\n| `WHERE cuckoo_contains((SELECT f ...), k)` | %.0f |\n' "$scan_store" "$scan_one"
+printf '| ratio (goal <= 1.1) | %.2f |\n' "$(echo "$scan_store / $scan_one" | bc -l)"
 echo
 printf '| bulk load of %s items | s |\n|---|---|\n' "$ITEMS"
 printf '| cuckoo_store_add_array, one call | %.2f |\n| cuckoo_agg into one value | %.2f |\n' "$load_store" "$load_agg"
