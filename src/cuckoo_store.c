@@ -101,7 +101,8 @@ typedef struct ProbeCache
 #endif
 	MemoryContext cxt;			/* holds the copies below */
 	int32		nsegments;
-	CuckooFilter **segs;		/* [nsegments], NULL: not read yet */
+	cf_filter **segs;			/* [nsegments], opened copies of segments
+								 * whose kind was checked; NULL: not read yet */
 	Size		bytes;			/* held in segs */
 	cf_filter	hcf;			/* the header row's filter (its kind) */
 } ProbeCache;
@@ -738,7 +739,7 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	else
 		MemoryContextReset(pc->cxt);
 	old = MemoryContextSwitchTo(pc->cxt);
-	pc->segs = palloc_extended(sizeof(CuckooFilter *) * (Size) s->nsegments,
+	pc->segs = palloc_extended(sizeof(cf_filter *) * (Size) s->nsegments,
 								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	cf_open(&pc->hcf, memcpy(palloc(s->hcf.len), s->hcf.buf, s->hcf.len), s->hcf.len);
 	MemoryContextSwitchTo(old);
@@ -785,12 +786,7 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	{
 		seg = (int32) cf_store_segment(h, (uint32) pc->nsegments);
 		if (pc->segs[seg] != NULL)
-		{
-			cf_open(&cf, pc->segs[seg]->bytes, CUCKOO_BYTES_LEN(pc->segs[seg]));
-			if (filter_kind_matches(&cf, vh))
-				PG_RETURN_BOOL(cf_contains(&cf, h));
-			pc->valid = false;
-		}
+			PG_RETURN_BOOL(cf_contains(pc->segs[seg], h));
 	}
 
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -818,8 +814,12 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	found = cf_contains(&cf, h);
 	if (pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
 	{
-		pc->segs[seg] = MemoryContextAlloc(pc->cxt, VARSIZE(v));
-		memcpy(pc->segs[seg], v, VARSIZE(v));
+		cf_filter  *c = MemoryContextAlloc(pc->cxt, sizeof(cf_filter) + VARSIZE(v));
+		CuckooFilter *copy = (CuckooFilter *) (c + 1);
+
+		memcpy(copy, v, VARSIZE(v));
+		cf_open(c, copy->bytes, CUCKOO_BYTES_LEN(copy));
+		pc->segs[seg] = c;
 		pc->bytes += VARSIZE(v);
 	}
 	SPI_finish();
