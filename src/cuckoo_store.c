@@ -973,7 +973,6 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 	qualname = quote_qualified_identifier(get_namespace_name(nsp), rv->relname);
 	typname = quote_qualified_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)),
 										 "cuckoofilter");
-	(void) cc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
