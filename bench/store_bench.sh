@@ -25,6 +25,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 ITEMS=${1:-10000000}
 CHANGES=${2:-100}
+# CAPACITY (environment; default ITEMS): the store's capacity, smaller than
+# ITEMS for a store grown past it (CAPACITY=100000: grown 100x)
+CAPACITY=${CAPACITY:-$ITEMS}
 . test/lib.sh
 . test/pg_private.sh
 
@@ -78,7 +81,7 @@ BEGIN
   END LOOP;
 END $$;
 EOF
-q -c "SELECT cuckoo_store_create('bs', $ITEMS)" >/dev/null
+q -c "SELECT cuckoo_store_create('bs', $CAPACITY)" >/dev/null
 t0=$(date +%s.%N)
 q -c "SELECT cuckoo_store_add_array('bs', ARRAY(SELECT g::int8 FROM generate_series(1, $ITEMS) g))" >/dev/null
 t1=$(date +%s.%N)
@@ -111,7 +114,7 @@ info=$(q -F' ' -c "SELECT items, bytes, segments, pg_total_relation_size('bs') F
 one=$(q -c "SELECT pg_column_size(f) FROM filters WHERE name = 'one'")
 fpr=$(q -F' ' -c "SELECT (SELECT count(*) FILTER (WHERE a) FROM unnest(cuckoo_store_contains_array('bs', ARRAY(SELECT g::int8 FROM generate_series(1000000001, 1001000000) g))) a)::float8 / 1e6,
                          (SELECT count(*) FROM filters, generate_series(1000000001, 1001000000) g WHERE cuckoo_contains(f, g::int8))::float8 / 1e6")
-echo "$ITEMS int8 items at fpr 0.01."
+echo "$ITEMS int8 items at fpr 0.01 in a store created for $CAPACITY."
 echo "Store: items, segment bytes, segments, table bytes (pg_total_relation_size) = $info; measured fpr over 1,000,000 absent keys: ${fpr% *}."
 echo "One value: $one bytes; measured fpr: ${fpr#* }."
 # a right-sized fixed filter at the store's measured rate, for the space goal
