@@ -109,6 +109,8 @@ typedef struct ProbeCache
 
 /* A call site holds at most this many bytes of segments. */
 #define PROBE_CACHE_BYTES	((Size) 256 << 20)
+/* ... and caches nothing for a store of more segments than this */
+#define PROBE_CACHE_MAX_SEGMENTS	(1 << 24)
 
 typedef struct StoreCallCache
 {
@@ -355,7 +357,15 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 		s->capacity = DatumGetInt64(cap);
 		s->nsegments = DatumGetInt32(nseg);
 	}
-	return copy ? DatumGetCuckooFilterPCopy(d) : DatumGetCuckooFilterP(d);
+	if (copy)
+	{
+		CuckooFilter *v = DatumGetCuckooFilterPCopy(d);
+
+		/* a bulk change reads many segments: keep only the copies */
+		SPI_freetuptable(SPI_tuptable);
+		return v;
+	}
+	return DatumGetCuckooFilterP(d);
 }
 
 static void
@@ -732,6 +742,8 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	MemoryContext old;
 
 	pc->valid = false;
+	if (s->nsegments > PROBE_CACHE_MAX_SEGMENTS)
+		return;					/* its index alone would be too large */
 	if (pc->cxt == NULL)
 		pc->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 										"cuckoo store probe cache",
@@ -812,7 +824,7 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	filter_open(&cf, v);
 	filter_check_kind(&cf, vh);
 	found = cf_contains(&cf, h);
-	if (pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
+	if (pc->valid && pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
 	{
 		cf_filter  *c = MemoryContextAlloc(pc->cxt, sizeof(cf_filter) + VARSIZE(v));
 		CuckooFilter *copy = (CuckooFilter *) (c + 1);
@@ -866,6 +878,7 @@ cuckoo_store_contains_array(PG_FUNCTION_ARGS)
 		filter_check_kind(&cf, vh);
 		for (; i < n && items[i].segment == seg; i++)
 			out[items[i].index] = BoolGetDatum(cf_contains(&cf, items[i].h));
+		SPI_freetuptable(SPI_tuptable);
 	}
 	{
 		MemoryContext old = MemoryContextSwitchTo(outer);
