@@ -276,6 +276,12 @@ BEGIN
   RAISE NOTICE 'of 200: found after add %, gone after remove at least 190 %', after_add, after_remove >= 190;
 END $$;
 SELECT state($$SELECT count(*) FROM st.keys WHERE cuckoo_store_contains('st.s', k::text)$$);
+-- in parallel workers too (each reads the segments it needs)
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('st.s', k)) AS found FROM st.keys WHERE k <= 4000;
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
 
 -- info: items and bytes are the segments' sums
 SELECT i.items = (SELECT sum((cuckoo_info(f)).items) FROM st.s WHERE segment >= 0) AS items_ok,
