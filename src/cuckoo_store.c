@@ -39,11 +39,7 @@
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
-#if PG_VERSION_NUM >= 140000
-#include "access/detoast.h"
-#else
-#include "access/tuptoaster.h"
-#endif
+#include "access/detoast.h"	/* toast_datum_size (13 and later) */
 
 #include "cf_store.h"
 
