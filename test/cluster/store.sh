@@ -11,6 +11,8 @@
 #      in the middle; after recovery every committed key is found.
 #   3. pg_dump -Fc | pg_restore into a new database: the restored store
 #      finds every key and keeps working.
+# Outside pg_virtualenv (a private server from test/pg_private.sh, say), set
+# PG* for it and STORE_RESTART to a command that starts it again after step 2.
 set -uo pipefail
 cd "$(dirname "$0")"
 LOAD_SECONDS="${LOAD_SECONDS:-20}"
@@ -101,7 +103,8 @@ for i in $(seq 1 60); do
   [ "$alive" = 0 ] && break
   sleep 1
 done
-pg_ctlcluster "${PGVERSION:-15}" regress start
+# STORE_RESTART (a command) restarts a server that is not pg_virtualenv's
+if [ -n "${STORE_RESTART:-}" ]; then eval "$STORE_RESTART"; else pg_ctlcluster "${PGVERSION:-15}" regress start; fi
 rc=$?
 check "server restarted after kill -9" 0 "$rc"
 for i in $(seq 1 30); do pg_isready -q && break; sleep 1; done
