@@ -150,6 +150,9 @@ in_cluster clients '^# (python|js|clients)' clients.sh  # clients/python, client
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster concurrent_load '^# ' concurrent_load.sh
+# Stored filters (1.3): 8 clients changing a store of 7 segments (no
+# deadlock, no false negative), kill -9 under load, pg_dump/pg_restore.
+LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster store '^# ' store.sh
 
 # --- Versions and packaging (issue 10): PGXN metadata and release archive,
 # the Debian package on the host, then every other PostgreSQL version.

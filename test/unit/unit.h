@@ -75,6 +75,7 @@ extern void run_table_tests(void);		/* test_table.c: items in and out */
 extern void run_union_tests(void);		/* test_union.c: union and shrink */
 extern void run_validate_tests(void);	/* test_validate.c: untrusted bytes */
 extern void run_growth_tests(void);		/* test_growth.c: format version 2 */
+extern void run_store_tests(void);		/* test_store.c: stored-filter routing */
 extern void run_build_tests(void);		/* test_build.c: batched add-if-absent */
 extern void run_slice_tests(void);		/* test_slice.c: the ranges a lookup reads */
 

@@ -159,3 +159,15 @@ export declare class FilterV2 extends Filter {
   readonly grows: boolean;
   readonly entries: number;
 }
+
+/** The segment (0 .. segments - 1) that holds the value of hash h in a store of
+ *  `segments` segments (docs/FORMAT.md section 14). */
+export declare function storeSegment(h: bigint, segments: number): number;
+
+/** A stored filter (cuckoo_store_create) from its rows: [segment, f] pairs. */
+export declare class Store {
+  constructor(rows: Iterable<[number, Uint8Array | Filter]>);
+  readonly segments: number;
+  segmentOf(value: Value): number;
+  contains(value: Value): boolean;
+}

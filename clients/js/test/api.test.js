@@ -104,3 +104,21 @@ test('fromText and fromBytes reject what the server rejects', () => {
   bytes[60] ^= 1;                      // the filter keeps its own copy
   assert.ok(f.equals(base()));
 });
+
+test('stored filters: routing (FORMAT.md section 14) and probes from rows', async () => {
+  const { Store, storeSegment } = await import('../src/index.js');
+  assert.equal(cuckooHash(42), -3051478158665635896n);
+  assert.equal(storeSegment(cuckooHash(42), 1024), 185);
+  assert.equal(storeSegment(cuckooHash(42), 1), 0);
+  assert.throws(() => storeSegment(1n, 0), RangeError);
+  const parts = [[], [], [], []];
+  for (let v = 1; v <= 2000; v++) parts[storeSegment(cuckooHash(v), 4)].push(v);
+  const st = new Store(parts.map((vs, s) => [s, build(vs).toBytes()]));
+  assert.equal(st.segments, 4);
+  for (let v = 1; v <= 2000; v++) assert.equal(st.contains(v), true);
+  let fp = 0;
+  for (let v = 100001; v <= 110000; v++) fp += st.contains(v) ? 1 : 0;
+  assert.ok(fp < 500);
+  assert.throws(() => st.contains('1'), TypeError);
+  assert.throws(() => new Store([[0, build([1]).toBytes()], [2, build([2]).toBytes()]]), RangeError);
+});

@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Filter, FilterV2, FilterFullError, build } from '../src/index.js';
+import { Filter, FilterV2, FilterFullError, build, Store } from '../src/index.js';
 import { value } from './vectors.js';
 
 const enabled = process.env.PGCUCKOO_SERVER_TESTS === '1';
@@ -668,3 +668,18 @@ test('v2 rotate here = the server\'s', { skip: !enabled && 'needs a server: PGCU
     sameError(err, serr, `keep ${keep}`);
   }
 });
+
+test('a stored filter (1.3) read from its rows answers as cuckoo_store_contains', { skip: !enabled && 'needs a server: PGCUCKOO_SERVER_TESTS=1' }, async () => {
+  const vals = await familyValues('int8');
+  const n = Math.min(20000, Math.floor(vals.length / 2));
+  await q(`SELECT cuckoo_store_create('xj.store_int8', ${n})::text AS s`);
+  await q(`SELECT cuckoo_store_add_array('xj.store_int8', ARRAY(SELECT v FROM xj.v_int8 WHERE i <= ${n} ORDER BY i)) AS n`);
+  const rows = await q('SELECT segment, f::bytea AS data FROM xj.store_int8');
+  const st = new Store(rows.map((r) => [r.segment, new Uint8Array(r.data)]));
+  const theirs = (await q(`SELECT string_agg(CASE WHEN cuckoo_store_contains('xj.store_int8', v) THEN '1' ELSE '0' END, ''
+                                   ORDER BY i) AS a FROM xj.v_int8`))[0].a;
+  const mine = clientAnswers(st, vals);
+  assert.equal(mine, theirs);
+  assert.equal(mine.slice(0, n), '1'.repeat(n));
+});
+

@@ -15,8 +15,9 @@ rotate), with the bytes the server gives for the same operations.
 from ._build import agg_fp_bits, build
 from ._filter import FORMAT_VERSION, Filter, FilterFullError
 from ._hash import cuckoo_hash
+from ._store import Store, store_segment
 from ._v2 import FilterV2
 
 __version__ = "1.0.0"
 __all__ = ["Filter", "FilterV2", "FilterFullError", "build", "cuckoo_hash", "agg_fp_bits",
-           "FORMAT_VERSION"]
+           "FORMAT_VERSION", "Store", "store_segment"]

@@ -337,3 +337,25 @@ def test_v2_growing_filter_full_at_the_size_limit(monkeypatch):
     assert flt.m > flt.info()["initial_buckets"] and all(flt.contains(v) for v in added)
     monkeypatch.undo()
     assert Filter.from_bytes(flt.to_bytes()) == flt
+
+
+def test_store_routing_and_probes():
+    # docs/FORMAT.md section 14's example: cuckoo_hash(42::int8) in 1024 segments
+    assert cuckoo_hash(42) == -3051478158665635896
+    assert pgcuckoo.store_segment(cuckoo_hash(42), 1024) == 185
+    assert pgcuckoo.store_segment(cuckoo_hash(42), 1) == 0
+    with pytest.raises(ValueError):
+        pgcuckoo.store_segment(1, 0)
+    # a store of 4 segments built here: every value found, in its own segment
+    values = list(range(1, 2001))
+    parts = {s: [] for s in range(4)}
+    for v in values:
+        parts[pgcuckoo.store_segment(cuckoo_hash(v), 4)].append(v)
+    st = pgcuckoo.Store([(s, build(vs).to_bytes()) for s, vs in parts.items()])
+    assert st.segments == 4
+    assert all(st.contains_many(values))
+    assert sum(st.contains_many(range(100001, 110001))) < 500
+    with pytest.raises(TypeError):
+        st.contains("1")
+    with pytest.raises(ValueError):
+        pgcuckoo.Store([(0, build([1]).to_bytes()), (2, build([2]).to_bytes())])

@@ -724,3 +724,25 @@ def test_v2_mutations_verdicts_agree(conn, families):
             rejected += 1
         assert mine == verdict, data.hex()[:200]
     assert len(cases) == 360 and 150 < rejected < 360
+
+
+@pytest.mark.parametrize("fam,expr,py", [
+    ("int8", "i::int8 * 7919", lambda i: i * 7919),
+    ("text", "md5(i::text)", lambda i: __import__("hashlib").md5(str(i).encode()).hexdigest()),
+])
+def test_store_probes_agree(conn, fam, expr, py):
+    """A stored filter (1.3) read from its rows answers as cuckoo_store_contains."""
+    conn.execute("DROP TABLE IF EXISTS xc.store_%s" % fam)
+    conn.execute("SELECT cuckoo_store_create('xc.store_%s', 20000)" % fam)
+    conn.execute("SELECT cuckoo_store_add_array('xc.store_%s', ARRAY(SELECT %s FROM generate_series(1, 20000) i))"
+                 % (fam, expr))
+    st = pgcuckoo.Store(conn.execute("SELECT segment, f::bytea FROM xc.store_%s" % fam).fetchall())
+    srv = conn.execute(
+        "SELECT string_agg(CASE WHEN cuckoo_store_contains('xc.store_%s', %s) THEN '1' ELSE '0' END, '' ORDER BY i) "
+        "FROM generate_series(1, 40000) i" % (fam, expr)).fetchone()[0]
+    mine = "".join("1" if x else "0" for x in st.contains_many([py(i) for i in range(1, 40001)]))
+    assert mine == srv
+    assert mine[:20000] == "1" * 20000
+    # the segment the client routes value 1 to holds it on the server
+    assert conn.execute("SELECT cuckoo_contains(f, q.v) FROM xc.store_%s, (SELECT %s AS v FROM (SELECT 1 AS i) o) q "
+                        "WHERE segment = %%s" % (fam, expr), (st.segment_of(py(1)),)).fetchone()[0]

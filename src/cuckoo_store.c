@@ -1,0 +1,1097 @@
+/*
+ * cuckoo_store.c
+ *     Stored filters (extension 1.3): one logical filter kept as a table of
+ *     small segments, one row each, so that adding, removing or probing a
+ *     value reads (and for a change writes) one segment row.
+ *     cuckoo_store_create, cuckoo_store_add, _add_if_absent, _remove,
+ *     _contains, their _array forms, and cuckoo_store_info.
+ *
+ * The design is in docs/DESIGN.md ("Stored filters"), the routing in
+ * docs/FORMAT.md section 14.  Every function is SECURITY INVOKER and reaches
+ * the store only through SQL run as the caller (SPI), so a call needs the
+ * privileges the same statements in plain SQL would need.  The statements
+ * are prepared once per backend and store and kept (SPI_keepplan).
+ *
+ * A store is the table
+ *     segment int4 PRIMARY KEY, f cuckoofilter NOT NULL,
+ *     fpr float8, capacity int8, segments int4
+ * whose row segment = -1 (the header) records the target fpr, the capacity
+ * asked for, the number of segments S and, in its f (an empty filter of the
+ * segments' shape), the value family; rows 0 .. S-1 are the segments.
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/varlena.h"
+
+#include "access/detoast.h"	/* toast_datum_size (13 and later) */
+
+#include "cf_store.h"
+
+/* The header row's segment number. */
+#define STORE_HEADER	(-1)
+
+/*
+ * A new segment is an empty growing filter of at most this many bytes, so
+ * that its row stays under PostgreSQL's 2 kB TOAST threshold (DESIGN.md).
+ */
+#define STORE_SEGMENT_BYTES	1800
+
+/* Segments per store: routing takes a 32-bit count, the key is an int4. */
+#define STORE_MAX_SEGMENTS	((int64) PG_INT32_MAX)
+
+/* The statements of a store, prepared once per backend. */
+typedef enum StorePlan
+{
+	PLAN_READ,					/* SELECT f, fpr, capacity, segments WHERE segment = $1 */
+	PLAN_LOCK,					/* the same, FOR UPDATE */
+	PLAN_WRITE,					/* UPDATE SET f = $2 WHERE segment = $1 */
+	PLAN_ALL,					/* SELECT f of every segment (cuckoo_store_info) */
+	NUM_PLANS
+} StorePlan;
+
+typedef struct StoreEntry
+{
+	Oid			relid;			/* hash key */
+	char	   *qualname;		/* the name the plans were made for */
+	SPIPlanPtr	plans[NUM_PLANS];
+} StoreEntry;
+
+static HTAB *store_plans = NULL;
+
+/* What a call site keeps between rows (fn_extra). */
+/*
+ * The segments a probing call site has read, valid for one store, one
+ * snapshot and one user (see probe_cache_valid): a scan that probes many
+ * values reads each segment once per query.
+ */
+typedef struct ProbeCache
+{
+	bool		valid;
+	Oid			relid;
+	Oid			userid;
+	Snapshot	snap;			/* the snapshot the segments were read under */
+	CommandId	curcid;
+	TransactionId xmin;
+	TransactionId xmax;
+	uint32		xcnt;
+	int32		subxcnt;
+	bool		suboverflowed;
+#if PG_VERSION_NUM >= 140000
+	uint64		completions;	/* snapXactCompletionCount */
+#endif
+	MemoryContext cxt;			/* holds the copies below */
+	int32		nsegments;
+	cf_filter **segs;			/* [nsegments], opened copies of segments
+								 * whose kind was checked; NULL: not read yet */
+	Size		bytes;			/* held in segs */
+	cf_filter	hcf;			/* the header row's filter (its kind) */
+} ProbeCache;
+
+/* A call site holds at most this many bytes of segments. */
+#define PROBE_CACHE_BYTES	((Size) 256 << 20)
+/* ... and caches nothing for a store of more segments than this */
+#define PROBE_CACHE_MAX_SEGMENTS	(1 << 24)
+
+typedef struct StoreCallCache
+{
+	Oid			filter_type;	/* the extension's cuckoofilter type */
+	bool		hasher_valid;
+	ValueHasher hasher;
+	ProbeCache	probe;
+} StoreCallCache;
+
+/* A store opened for one call: its plans and its header row. */
+typedef struct Store
+{
+	Oid			relid;
+	const char *name;			/* for messages */
+	StoreEntry *entry;
+	CuckooFilter *header;		/* header row's f (detoasted) */
+	cf_filter	hcf;
+	double		fpr;
+	int64		capacity;
+	int32		nsegments;
+} Store;
+
+/* ------------------------------------------------------------------------
+ * Call-site cache, types, the relation's shape
+ * ------------------------------------------------------------------------
+ */
+
+static StoreCallCache *
+store_call_cache(FunctionCallInfo fcinfo)
+{
+	StoreCallCache *cc = (StoreCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cc == NULL)
+	{
+		Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+
+		cc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(StoreCallCache));
+		cc->filter_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+										  CStringGetDatum("cuckoofilter"),
+										  ObjectIdGetDatum(nsp));
+		if (!OidIsValid(cc->filter_type))
+			elog(ERROR, "type cuckoofilter not found in schema of function %u",
+				 fcinfo->flinfo->fn_oid);
+		fcinfo->flinfo->fn_extra = cc;
+	}
+	return cc;
+}
+
+/* The hasher of value argument argno (array: of its elements). */
+static ValueHasher *
+store_hasher(FunctionCallInfo fcinfo, int argno, bool array)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+
+	if (!cc->hasher_valid)
+	{
+		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+		if (array && OidIsValid(typid))
+			typid = get_element_type(getBaseType(typid));
+		if (!OidIsValid(typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not determine the type of the %s",
+							array ? "array's elements" : "value")));
+		value_hasher_init(&cc->hasher, typid, PG_GET_COLLATION(),
+						  fcinfo->flinfo->fn_mcxt);
+		cc->hasher_valid = true;
+	}
+	return &cc->hasher;
+}
+
+static void
+store_not_a_store(Oid relid, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("\"%s\" is not a cuckoo store", get_rel_name(relid)),
+			 errdetail("%s", detail),
+			 errhint("Create stores with cuckoo_store_create(name, capacity, fpr).")));
+}
+
+/* Checks that relid is a table with a store's columns. */
+static void
+store_check_shape(Oid relid, Oid filter_type)
+{
+	static const char *const cols[] = {"segment", "f", "fpr", "capacity", "segments"};
+	Oid			types[5];
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (relkind != RELKIND_RELATION)
+		store_not_a_store(relid, "It is not an ordinary table.");
+	types[0] = INT4OID;
+	types[1] = filter_type;
+	types[2] = FLOAT8OID;
+	types[3] = INT8OID;
+	types[4] = INT4OID;
+	for (int i = 0; i < 5; i++)
+	{
+		AttrNumber	att = get_attnum(relid, cols[i]);
+
+		if (att == InvalidAttrNumber || get_atttype(relid, att) != types[i])
+			store_not_a_store(relid, "A store has the columns segment int4, f cuckoofilter, fpr float8, capacity int8 and segments int4.");
+	}
+}
+
+static char *
+store_qualname(Oid relid)
+{
+	char	   *nsp = get_namespace_name(get_rel_namespace(relid));
+	char	   *rel = get_rel_name(relid);
+
+	if (nsp == NULL || rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/* ------------------------------------------------------------------------
+ * Plans
+ * ------------------------------------------------------------------------
+ */
+
+static SPIPlanPtr
+store_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	return plan;
+}
+
+/*
+ * The store's plans (inside an SPI connection).  Made on first use in this
+ * backend, and again when the table has been renamed since: the statements
+ * name it, and a kept plan is re-analysed from its text after DDL.
+ */
+static StoreEntry *
+store_entry(Oid relid, Oid filter_type)
+{
+	StoreEntry *e;
+	bool		found;
+	char	   *qualname = store_qualname(relid);
+	Oid			types[2];
+
+	if (store_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(StoreEntry);
+		store_plans = hash_create("cuckoo store plans", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS);
+	}
+	e = hash_search(store_plans, &relid, HASH_ENTER, &found);
+	if (found && e->qualname != NULL && strcmp(e->qualname, qualname) == 0)
+		return e;
+	if (found && e->qualname != NULL)
+	{
+		for (int i = 0; i < NUM_PLANS; i++)
+			if (e->plans[i] != NULL)
+				SPI_freeplan(e->plans[i]);
+		pfree(e->qualname);
+	}
+	e->qualname = NULL;
+	memset(e->plans, 0, sizeof(e->plans));
+
+	types[0] = INT4OID;
+	types[1] = filter_type;
+	e->plans[PLAN_READ] = store_prepare(
+		psprintf("SELECT f, fpr, capacity, segments FROM %s "
+				 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
+		1, types);
+	e->plans[PLAN_LOCK] = store_prepare(
+		psprintf("SELECT f, fpr, capacity, segments FROM %s "
+				 "WHERE segment OPERATOR(pg_catalog.=) $1 FOR UPDATE", qualname),
+		1, types);
+	e->plans[PLAN_WRITE] = store_prepare(
+		psprintf("UPDATE %s SET f = $2 "
+				 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
+		2, types);
+	e->plans[PLAN_ALL] = store_prepare(
+		psprintf("SELECT segment, f FROM %s "
+				 "WHERE segment OPERATOR(pg_catalog.>=) $1", qualname),
+		1, types);
+	e->qualname = MemoryContextStrdup(TopMemoryContext, qualname);
+	return e;
+}
+
+/*
+ * Reads row `segment` (locking it when lock): its f, detoasted (a copy when
+ * copy), or NULL when there is no such row.  With header, the other columns
+ * too.  The result lives in the SPI procedure's context.
+ */
+static CuckooFilter *
+store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
+		   bool header)
+{
+	Datum		arg = Int32GetDatum(segment);
+	int			rc;
+	HeapTuple	tup;
+	TupleDesc	td;
+	Datum		d;
+	bool		isnull;
+
+	rc = SPI_execute_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
+						  &arg, NULL, read_only, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return NULL;
+	tup = SPI_tuptable->vals[0];
+	td = SPI_tuptable->tupdesc;
+	d = SPI_getbinval(tup, td, 1, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("segment %d of cuckoo store \"%s\" is NULL", segment, s->name)));
+	if (header)
+	{
+		Datum		fpr = SPI_getbinval(tup, td, 2, &isnull);
+		bool		n2,
+					n3;
+		Datum		cap = SPI_getbinval(tup, td, 3, &n2);
+		Datum		nseg = SPI_getbinval(tup, td, 4, &n3);
+
+		if (isnull || n2 || n3 || DatumGetInt32(nseg) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
+					 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
+		s->fpr = DatumGetFloat8(fpr);
+		s->capacity = DatumGetInt64(cap);
+		s->nsegments = DatumGetInt32(nseg);
+	}
+	if (copy)
+	{
+		CuckooFilter *v = DatumGetCuckooFilterPCopy(d);
+
+		/* a bulk change reads many segments: keep only the copies */
+		SPI_freetuptable(SPI_tuptable);
+		return v;
+	}
+	return DatumGetCuckooFilterP(d);
+}
+
+static void
+store_write(Store *s, int32 segment, cf_filter *cf)
+{
+	Datum		args[2];
+	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
+	int			rc;
+
+	/* the filter may have grown and moved: cf->buf and cf->len are current */
+	SET_VARSIZE(v, VARHDRSZ + cf->len);
+	AssertCheckFilter(cf, "store_write");
+	args[0] = Int32GetDatum(segment);
+	args[1] = PointerGetDatum(v);
+	rc = SPI_execute_plan(s->entry->plans[PLAN_WRITE], args, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+		elog(ERROR, "updating segment %d of cuckoo store \"%s\" failed: %s",
+			 segment, s->name, SPI_result_code_string(rc));
+}
+
+/* Raises 42804 unless values of vh belong in the store. */
+static void
+store_check_kind(Store *s, const ValueHasher *vh)
+{
+	uint16		kind = cf_kind_of(&s->hcf);
+
+	if (filter_kind_matches(&s->hcf, vh))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("cuckoo store \"%s\" holds %s values, not %s", s->name,
+					cf_kind_name(kind), format_type_be(vh->typid)),
+			 errhint("Use a store with values of the type it was first given.")));
+}
+
+/*
+ * Opens the store (inside an SPI connection): checks the relation, gets its
+ * plans and reads its header row.  For a change, a store that has no value
+ * family yet gets vh's, under a lock on the header row; a family that
+ * differs from vh's is an error either way.
+ */
+static void
+store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+		   bool change)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+
+	store_check_shape(relid, cc->filter_type);
+	s->relid = relid;
+	s->name = get_rel_name(relid);
+	s->entry = store_entry(relid, cc->filter_type);
+	s->header = store_read(s, STORE_HEADER, false, false, !change, true);
+	if (s->header == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+						s->name)));
+	filter_open(&s->hcf, s->header);
+	if (vh == NULL)
+		return;
+	if (change && cf_kind_of(&s->hcf) == CF_KIND_ANY)
+	{
+		/* first value: record its family, or find another's just recorded */
+		s->header = store_read(s, STORE_HEADER, true, true, false, true);
+		if (s->header == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+							s->name)));
+		filter_open(&s->hcf, s->header);
+		if (cf_kind_of(&s->hcf) == CF_KIND_ANY)
+		{
+			cf_set_kind(&s->hcf, vh->kind, vh->type_tag);
+			store_write(s, STORE_HEADER, &s->hcf);
+		}
+	}
+	store_check_kind(s, vh);
+}
+
+static void
+store_missing_segment(Store *s, int32 segment)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cuckoo store \"%s\" has no segment %d", s->name, segment),
+			 errdetail("Its header row says it has %d segments (0 .. %d).",
+					   s->nsegments, s->nsegments - 1)));
+}
+
+/* ------------------------------------------------------------------------
+ * Changes and probes of one segment
+ * ------------------------------------------------------------------------
+ */
+
+typedef enum StoreOp
+{
+	OP_ADD,
+	OP_ADD_IF_ABSENT,
+	OP_REMOVE
+} StoreOp;
+
+/* Applies op to hash h in the open segment cf; true if it changed cf. */
+static bool
+segment_apply(cf_filter *cf, const ValueHasher *vh, StoreOp op, uint64 h)
+{
+	cf_status	st;
+
+	if (op == OP_REMOVE)
+		return cf_kind_of(cf) != CF_KIND_ANY && cf_remove(cf, h);
+	if (cf_kind_of(cf) == CF_KIND_ANY)
+		cf_set_kind(cf, vh->kind, vh->type_tag);
+	/* a growing segment may grow: the copy is ours, enlarged in place */
+	filter_grow_begin(cf, GROW_REPALLOC);
+	st = op == OP_ADD_IF_ABSENT ? cf_insert_if_absent(cf, h) : cf_insert(cf, h);
+	(void) filter_grow_end(cf);
+	filter_report_status(st, cf, NULL);
+	return st != CF_EXISTS;
+}
+
+/* One hash of an array, routed. */
+typedef struct StoreItem
+{
+	int32		segment;
+	int			index;			/* position among the array's elements */
+	uint64		h;
+} StoreItem;
+
+static int
+store_item_cmp(const void *a, const void *b)
+{
+	const StoreItem *x = a;
+	const StoreItem *y = b;
+
+	if (x->segment != y->segment)
+		return x->segment < y->segment ? -1 : 1;
+	return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+/*
+ * Sorts items by segment, then by position (they come in position order).
+ * A counting sort when the segments are not many more than the items: two
+ * passes, no comparisons; else qsort.
+ */
+static void
+store_sort_items(StoreItem **items, int n, int32 nsegments)
+{
+	StoreItem  *in = *items;
+	StoreItem  *out;
+	uint32	   *start;
+
+	if (n < 2)
+		return;
+	if ((int64) nsegments > 4 * (int64) n + 1024)
+	{
+		qsort(in, n, sizeof(StoreItem), store_item_cmp);
+		return;
+	}
+	start = palloc0(sizeof(uint32) * ((Size) nsegments + 1));
+	for (int i = 0; i < n; i++)
+		start[in[i].segment + 1]++;
+	for (int32 sgm = 0; sgm < nsegments; sgm++)
+		start[sgm + 1] += start[sgm];
+	out = palloc_extended(sizeof(StoreItem) * (Size) n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		out[start[in[i].segment]++] = in[i];
+	pfree(start);
+	pfree(in);
+	*items = out;
+}
+
+/*
+ * Hashes and routes the non-null elements of arr: *n items sorted by
+ * segment, then by position.  nulls[] (if given) marks the NULL elements.
+ */
+static StoreItem *
+store_route_array(Store *s, ValueHasher *vh, ArrayType *arr, int *n, int *nelems,
+				  bool **nulls_out)
+{
+	int			ne = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	StoreItem  *items = palloc_extended(sizeof(StoreItem) * (Size) Max(ne, 1),
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	bool	   *nulls = palloc(sizeof(bool) * Max(ne, 1));
+	ArrayIterator it = array_create_iterator(arr, 0, NULL);
+	Datum		value;
+	bool		isnull;
+	int			i = 0,
+				k = 0;
+
+	while (array_iterate(it, &value, &isnull))
+	{
+		CHECK_FOR_INTERRUPTS();
+		nulls[i] = isnull;
+		if (!isnull)
+		{
+			uint64		h = value_hash(vh, value);
+
+			items[k].segment = (int32) cf_store_segment(h, (uint32) s->nsegments);
+			items[k].index = i;
+			items[k].h = h;
+			k++;
+		}
+		i++;
+	}
+	array_free_iterator(it);
+	store_sort_items(&items, k, s->nsegments);
+	*n = k;
+	*nelems = ne;
+	if (nulls_out)
+		*nulls_out = nulls;
+	return items;
+}
+
+/*
+ * The shared body of the changing functions: op applied to value argument 1
+ * of store argument 0 (array: to each non-null element, the segments
+ * locked and changed in ascending order, each once).  Returns how many
+ * elements changed the store.
+ */
+static int64
+store_change(FunctionCallInfo fcinfo, StoreOp op, bool array)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ValueHasher *vh = store_hasher(fcinfo, 1, array);
+	Store		s;
+	int64		changed = 0;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, vh, op != OP_REMOVE);
+	if (!array)
+	{
+		uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+		int32		seg = (int32) cf_store_segment(h, (uint32) s.nsegments);
+		CuckooFilter *v;
+		cf_filter	cf;
+
+		if (op == OP_REMOVE && cf_kind_of(&s.hcf) == CF_KIND_ANY)
+		{
+			/* nothing was ever added */
+			SPI_finish();
+			return 0;
+		}
+		v = store_read(&s, seg, true, true, false, false);
+		if (v == NULL)
+			store_missing_segment(&s, seg);
+		filter_open(&cf, v);
+		filter_check_kind(&cf, vh);
+		if (segment_apply(&cf, vh, op, h))
+		{
+			store_write(&s, seg, &cf);
+			changed = 1;
+		}
+	}
+	else
+	{
+		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+		int			n,
+					ne;
+		StoreItem  *items = store_route_array(&s, vh, arr, &n, &ne, NULL);
+
+		if (op == OP_REMOVE && cf_kind_of(&s.hcf) == CF_KIND_ANY)
+			n = 0;
+		for (int i = 0; i < n;)
+		{
+			int32		seg = items[i].segment;
+			CuckooFilter *v;
+			cf_filter	cf;
+			bool		dirty = false;
+
+			CHECK_FOR_INTERRUPTS();
+			v = store_read(&s, seg, true, true, false, false);
+			if (v == NULL)
+				store_missing_segment(&s, seg);
+			filter_open(&cf, v);
+			filter_check_kind(&cf, vh);
+			for (; i < n && items[i].segment == seg; i++)
+				if (segment_apply(&cf, vh, op, items[i].h))
+				{
+					dirty = true;
+					changed++;
+				}
+			if (dirty)
+				store_write(&s, seg, &cf);
+			pfree(cf.buf - VARHDRSZ);
+		}
+	}
+	SPI_finish();
+	return changed;
+}
+
+/* cuckoo_store_add(store, value): one more occurrence of value. */
+PG_FUNCTION_INFO_V1(cuckoo_store_add);
+Datum
+cuckoo_store_add(PG_FUNCTION_ARGS)
+{
+	(void) store_change(fcinfo, OP_ADD, false);
+	PG_RETURN_VOID();
+}
+
+/* cuckoo_store_add_if_absent(store, value): true if value was stored. */
+PG_FUNCTION_INFO_V1(cuckoo_store_add_if_absent);
+Datum
+cuckoo_store_add_if_absent(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(store_change(fcinfo, OP_ADD_IF_ABSENT, false) > 0);
+}
+
+/* cuckoo_store_remove(store, value): true if an occurrence was removed. */
+PG_FUNCTION_INFO_V1(cuckoo_store_remove);
+Datum
+cuckoo_store_remove(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(store_change(fcinfo, OP_REMOVE, false) > 0);
+}
+
+/* cuckoo_store_add_array(store, values[]): how many elements were added. */
+PG_FUNCTION_INFO_V1(cuckoo_store_add_array);
+Datum
+cuckoo_store_add_array(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(store_change(fcinfo, OP_ADD, true));
+}
+
+/* cuckoo_store_add_if_absent_array(store, values[]): how many were stored. */
+PG_FUNCTION_INFO_V1(cuckoo_store_add_if_absent_array);
+Datum
+cuckoo_store_add_if_absent_array(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(store_change(fcinfo, OP_ADD_IF_ABSENT, true));
+}
+
+/* cuckoo_store_remove_array(store, values[]): how many were removed. */
+PG_FUNCTION_INFO_V1(cuckoo_store_remove_array);
+Datum
+cuckoo_store_remove_array(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(store_change(fcinfo, OP_REMOVE, true));
+}
+
+/*
+ * True when the segments in pc were read under the snapshot the next read
+ * would use, by the same user, from the same store: then reading again
+ * would give the same rows.  A probe reads with the active snapshot
+ * (SPI, read-only).  Within one query that snapshot does not change; a
+ * new statement (in PL/pgSQL, a new expression evaluation in a volatile
+ * function) gets a new one, with a higher command id after a change of
+ * this transaction and other xmax, running transactions or (14+) a higher
+ * completion count after other transactions end.
+ */
+static bool
+probe_cache_valid(const ProbeCache *pc, Oid relid)
+{
+	Snapshot	snap;
+
+	if (!pc->valid || pc->relid != relid || pc->userid != GetUserId() ||
+		!ActiveSnapshotSet())
+		return false;
+	snap = GetActiveSnapshot();
+	return snap == pc->snap && snap->curcid == pc->curcid &&
+		snap->xmin == pc->xmin && snap->xmax == pc->xmax &&
+		snap->xcnt == pc->xcnt && snap->subxcnt == pc->subxcnt &&
+		snap->suboverflowed == pc->suboverflowed
+#if PG_VERSION_NUM >= 140000
+		&& snap->snapXactCompletionCount == pc->completions
+#endif
+		;
+}
+
+/* Starts a new cache for store s (open, inside SPI) under the active snapshot. */
+static void
+probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
+{
+	Snapshot	snap = GetActiveSnapshot();
+	MemoryContext old;
+
+	pc->valid = false;
+	if (s->nsegments > PROBE_CACHE_MAX_SEGMENTS)
+		return;					/* its index alone would be too large */
+	if (pc->cxt == NULL)
+		pc->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+										"cuckoo store probe cache",
+										ALLOCSET_DEFAULT_SIZES);
+	else
+		MemoryContextReset(pc->cxt);
+	old = MemoryContextSwitchTo(pc->cxt);
+	pc->segs = palloc_extended(sizeof(cf_filter *) * (Size) s->nsegments,
+								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	cf_open(&pc->hcf, memcpy(palloc(s->hcf.len), s->hcf.buf, s->hcf.len), s->hcf.len);
+	MemoryContextSwitchTo(old);
+	pc->relid = s->relid;
+	pc->userid = GetUserId();
+	pc->snap = snap;
+	pc->curcid = snap->curcid;
+	pc->xmin = snap->xmin;
+	pc->xmax = snap->xmax;
+	pc->xcnt = snap->xcnt;
+	pc->subxcnt = snap->subxcnt;
+	pc->suboverflowed = snap->suboverflowed;
+#if PG_VERSION_NUM >= 140000
+	pc->completions = snap->snapXactCompletionCount;
+#endif
+	pc->nsegments = s->nsegments;
+	pc->bytes = 0;
+	pc->valid = true;
+}
+
+/* cuckoo_store_contains(store, value): may value be in the store? */
+PG_FUNCTION_INFO_V1(cuckoo_store_contains);
+Datum
+cuckoo_store_contains(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ValueHasher *vh = store_hasher(fcinfo, 1, false);
+	StoreCallCache *cc = store_call_cache(fcinfo);
+	ProbeCache *pc = &cc->probe;
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	Store		s;
+	int32		seg;
+	CuckooFilter *v;
+	cf_filter	cf;
+	bool		found;
+
+	/*
+	 * The cache holds what reading again would give; a value of another
+	 * family goes the whole way, which raises the error.
+	 */
+	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
+		pc->valid = false;
+	if (probe_cache_valid(pc, relid))
+	{
+		seg = (int32) cf_store_segment(h, (uint32) pc->nsegments);
+		if (pc->segs[seg] != NULL)
+			PG_RETURN_BOOL(cf_contains(pc->segs[seg], h));
+	}
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (probe_cache_valid(pc, relid))
+	{
+		/* the header as cached; the relation checked and the plans as always */
+		store_check_shape(relid, cc->filter_type);
+		s.relid = relid;
+		s.name = get_rel_name(relid);
+		s.entry = store_entry(relid, cc->filter_type);
+		s.nsegments = pc->nsegments;
+	}
+	else
+	{
+		store_open(&s, fcinfo, relid, vh, false);
+		probe_cache_reset(fcinfo, pc, &s);
+	}
+	seg = (int32) cf_store_segment(h, (uint32) s.nsegments);
+	v = store_read(&s, seg, false, false, true, false);
+	if (v == NULL)
+		store_missing_segment(&s, seg);
+	filter_open(&cf, v);
+	filter_check_kind(&cf, vh);
+	found = cf_contains(&cf, h);
+	if (pc->valid && pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
+	{
+		cf_filter  *c = MemoryContextAlloc(pc->cxt, sizeof(cf_filter) + VARSIZE(v));
+		CuckooFilter *copy = (CuckooFilter *) (c + 1);
+
+		memcpy(copy, v, VARSIZE(v));
+		cf_open(c, copy->bytes, CUCKOO_BYTES_LEN(copy));
+		pc->segs[seg] = c;
+		pc->bytes += VARSIZE(v);
+	}
+	SPI_finish();
+	PG_RETURN_BOOL(found);
+}
+
+/*
+ * cuckoo_store_contains_array(store, values[]): one answer per element, NULL
+ * for NULL; each segment read once.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_contains_array);
+Datum
+cuckoo_store_contains_array(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ValueHasher *vh = store_hasher(fcinfo, 1, true);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	int			ndim = ARR_NDIM(arr);
+	Store		s;
+	StoreItem  *items;
+	bool	   *nulls;
+	Datum	   *out;
+	int			n,
+				ne;
+	MemoryContext outer = CurrentMemoryContext;
+	ArrayType  *result;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, vh, false);
+	items = store_route_array(&s, vh, arr, &n, &ne, &nulls);
+	out = palloc0(sizeof(Datum) * Max(ne, 1));
+	for (int i = 0; i < n;)
+	{
+		int32		seg = items[i].segment;
+		CuckooFilter *v;
+		cf_filter	cf;
+
+		CHECK_FOR_INTERRUPTS();
+		v = store_read(&s, seg, false, false, true, false);
+		if (v == NULL)
+			store_missing_segment(&s, seg);
+		filter_open(&cf, v);
+		filter_check_kind(&cf, vh);
+		for (; i < n && items[i].segment == seg; i++)
+			out[items[i].index] = BoolGetDatum(cf_contains(&cf, items[i].h));
+		SPI_freetuptable(SPI_tuptable);
+	}
+	{
+		MemoryContext old = MemoryContextSwitchTo(outer);
+
+		if (ndim == 0)
+			result = construct_empty_array(BOOLOID);
+		else
+			result = construct_md_array(out, nulls, ndim, ARR_DIMS(arr),
+										ARR_LBOUND(arr), BOOLOID, 1, true,
+										TYPALIGN_CHAR);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+/* ------------------------------------------------------------------------
+ * Creation and info
+ * ------------------------------------------------------------------------
+ */
+
+/* The parameters of a new growing segment for n items at rate fpr. */
+static void
+store_segment_params(int64 n, double fpr, cf_params *p)
+{
+	plan_params(n, fpr, 4, 0, false, 500, false, p);
+	plan_expansion(2, n, fpr, 4, false, false, 500, p);
+}
+
+/*
+ * The largest capacity whose empty growing segment takes at most
+ * STORE_SEGMENT_BYTES (at least 1).
+ */
+static int64
+store_segment_capacity(double fpr)
+{
+	int64		lo = 1,
+				hi = 1 << 20;
+
+	while (lo < hi)
+	{
+		int64		mid = (lo + hi + 1) / 2;
+		cf_params	p;
+
+		store_segment_params(mid, fpr, &p);
+		if (cf_init_bytes(&p) <= STORE_SEGMENT_BYTES)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static void
+store_exec(const char *sql, int nargs, Oid *types, Datum *values, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "\"%s\" failed: %s", sql, SPI_result_code_string(rc));
+}
+
+/*
+ * cuckoo_store_create(name, capacity, fpr): a new store, a table of
+ * ceil(capacity / n) empty growing segments (n from the segment size),
+ * owned by the caller, in the schema the name gives or the current one.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_create);
+Datum
+cuckoo_store_create(PG_FUNCTION_ARGS)
+{
+	text	   *name = PG_GETARG_TEXT_PP(0);
+	int64		capacity = PG_GETARG_INT64(1);
+	double		fpr = PG_GETARG_FLOAT8(2);
+	StoreCallCache *cc = store_call_cache(fcinfo);
+	RangeVar   *rv;
+	Oid			nsp;
+	char	   *qualname;
+	char	   *typname;
+	int64		per,
+				nseg;
+	cf_params	p;
+	CuckooFilter *empty;
+	Oid			relid;
+	Oid			types[5];
+	Datum		values[5];
+
+	if (capacity < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
+	plan_check_fpr(fpr);
+	per = store_segment_capacity(fpr);
+	nseg = (capacity + per - 1) / per;
+	if (nseg > STORE_MAX_SEGMENTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("capacity " INT64_FORMAT " needs more than %d segments",
+						capacity, PG_INT32_MAX)));
+	store_segment_params((capacity + nseg - 1) / nseg, fpr, &p);
+	empty = filter_new(&p);
+
+	rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
+	nsp = RangeVarGetCreationNamespace(rv);
+	qualname = quote_qualified_identifier(get_namespace_name(nsp), rv->relname);
+	typname = quote_qualified_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)),
+										 "cuckoofilter");
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_exec(psprintf("CREATE TABLE %s (segment pg_catalog.int4 PRIMARY KEY, "
+						"f %s NOT NULL, fpr pg_catalog.float8, "
+						"capacity pg_catalog.int8, segments pg_catalog.int4) "
+						"WITH (fillfactor = 75)", qualname, typname),
+			   0, NULL, NULL, SPI_OK_UTILITY);
+	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN f SET STORAGE MAIN", qualname),
+			   0, NULL, NULL, SPI_OK_UTILITY);
+	types[0] = INT4OID;
+	types[1] = cc->filter_type;
+	types[2] = FLOAT8OID;
+	types[3] = INT8OID;
+	types[4] = INT4OID;
+	values[0] = Int32GetDatum(STORE_HEADER);
+	values[1] = PointerGetDatum(empty);
+	values[2] = Float8GetDatum(fpr);
+	values[3] = Int64GetDatum(capacity);
+	values[4] = Int32GetDatum((int32) nseg);
+	store_exec(psprintf("INSERT INTO %s (segment, f, fpr, capacity, segments) "
+						"VALUES ($1, $2, $3, $4, $5)", qualname),
+			   5, types, values, SPI_OK_INSERT);
+	values[0] = Int32GetDatum((int32) (nseg - 1));
+	store_exec(psprintf("INSERT INTO %s (segment, f) "
+						"SELECT g, $2 FROM pg_catalog.generate_series(0, $1) g",
+						qualname),
+			   2, types, values, SPI_OK_INSERT);
+	SPI_finish();
+	relid = get_relname_relid(rv->relname, nsp);
+	if (!OidIsValid(relid))
+		elog(ERROR, "new cuckoo store %s not found", qualname);
+	PG_RETURN_OID(relid);
+}
+
+/*
+ * cuckoo_store_info(store): items, bytes, segments, fpr (the target),
+ * value_type, capacity, expected_fpr.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_info);
+Datum
+cuckoo_store_info(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	TupleDesc	tupdesc;
+	Store		s;
+	Portal		portal;
+	Datum		arg = Int32GetDatum(0);
+	int64		items = 0,
+				bytes = 0,
+				rows = 0;
+	double		fpr_sum = 0;
+	const char *kind;
+	Datum		values[7];
+	bool		nulls[7] = {false};
+	HeapTuple	result;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, NULL, false);
+	kind = cf_kind_name(cf_kind_of(&s.hcf));
+	portal = SPI_cursor_open(NULL, s.entry->plans[PLAN_ALL], &arg, NULL, true);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+										  2, &isnull);
+			CuckooFilter *v;
+			cf_filter	cf;
+			cf_info		info;
+
+			CHECK_FOR_INTERRUPTS();
+			if (isnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("a segment of cuckoo store \"%s\" is NULL", s.name)));
+			bytes += (int64) toast_datum_size(d);
+			v = DatumGetCuckooFilterP(d);
+			filter_open(&cf, v);
+			cf_get_info(&cf, &info);
+			items += (int64) cf_items(&cf);
+			fpr_sum += filter_expected_fpr(&cf, &info) * (double) cf_items(&cf);
+			rows++;
+			if ((Pointer) v != DatumGetPointer(d))
+				pfree(v);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	if (rows != s.nsegments)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has " INT64_FORMAT " segment rows, not %d",
+						s.name, rows, s.nsegments)));
+	SPI_finish();
+	values[0] = Int64GetDatum(items);
+	values[1] = Int64GetDatum(bytes);
+	values[2] = Int32GetDatum(s.nsegments);
+	values[3] = Float8GetDatum(s.fpr);
+	values[4] = CStringGetTextDatum(kind);
+	values[5] = Int64GetDatum(s.capacity);
+	values[6] = Float8GetDatum(items > 0 ? fpr_sum / (double) items : 0.0);
+	result = heap_form_tuple(tupdesc, values, nulls);
+	PG_RETURN_DATUM(HeapTupleGetDatum(result));
+}
