@@ -110,3 +110,58 @@ SELECT (cuckoo_info(f)).items BETWEEN 3960000 AND 4000000 AS items_within_1pct,
        (SELECT count(*) FROM generate_series(10000001, 10200000) g WHERE f @> g::bigint) <= 2000 AS fpr_at_most_target
 FROM g4built;
 RESET max_parallel_workers_per_gather;
+
+-- A partial state (a set of hashes) never leaves the aggregate.  An
+-- ordinary role (the extension is trusted) can make aggregates of the
+-- support functions: without cuckoo_agg_grow_final, or with another combine
+-- function.  In parallel and partitionwise plans each still returns a
+-- filter (its text form reads back), which finds every value and counts
+-- each once, also when such an aggregate shares its partial states with
+-- cuckoo_agg(value, capacity, fpr, expansion) in one query.
+CREATE ROLE regress_gp_user;
+GRANT CREATE ON SCHEMA public TO regress_gp_user;
+GRANT SELECT ON gpar, gpart TO regress_gp_user;
+SET ROLE regress_gp_user;
+CREATE AGGREGATE gp_nofinal(bigint, bigint, float8, int) (
+    SFUNC = cuckoo_agg_grow_trans, STYPE = cuckoofilter,
+    COMBINEFUNC = cuckoo_agg_grow_combine, PARALLEL = SAFE);
+CREATE AGGREGATE gp_unioncombine(bigint, bigint, float8, int) (
+    SFUNC = cuckoo_agg_grow_trans, STYPE = cuckoofilter,
+    COMBINEFUNC = cuckoo_union, FINALFUNC = cuckoo_agg_grow_final, PARALLEL = SAFE);
+SET max_parallel_workers_per_gather = 2;
+SELECT plan_has('SELECT gp_nofinal(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_nofinal,
+       plan_has('SELECT gp_unioncombine(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_unioncombine;
+CREATE TABLE gp_user (plan text, a cuckoofilter, b cuckoofilter, c cuckoofilter);
+INSERT INTO gp_user (plan, a, c)
+SELECT 'parallel', gp_nofinal(k, 1000, 0.01, 2), gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) FROM gpar;
+INSERT INTO gp_user (plan, b) SELECT 'parallel', gp_unioncombine(k, 1000, 0.01, 2) FROM gpar;
+INSERT INTO gp_user (plan, a, c)
+SELECT 'shared', gp_nofinal(k, 1000, 0.01, 2), cuckoo_agg(k, 1000, 0.01, 2) FROM gpar;
+INSERT INTO gp_user (plan, a, c)
+SELECT 'shared2', cuckoo_agg(k, 1000, 0.01, 2), gp_nofinal(k, 1000, 0.01, 2) FROM gpar;
+SET parallel_leader_participation = on;
+INSERT INTO gp_user (plan, a, c)
+SELECT 'leader', gp_nofinal(k, 1000, 0.01, 2), gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) FROM gpar;
+INSERT INTO gp_user (plan, b) SELECT 'leader', gp_unioncombine(k, 1000, 0.01, 2) FROM gpar;
+SET parallel_leader_participation = off;
+SET max_parallel_workers_per_gather = 0;
+SET enable_partitionwise_aggregate = on;
+SELECT plan_has('SELECT gp_nofinal(k, 1000, 0.01, 2) FROM gpart', 'Partial Aggregate') AS partial_partitionwise_nofinal;
+INSERT INTO gp_user (plan, a, c)
+SELECT 'partitionwise', gp_nofinal(k, 1000, 0.01, 2), gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) FROM gpart;
+INSERT INTO gp_user (plan, b) SELECT 'partitionwise', gp_unioncombine(k, 1000, 0.01, 2) FROM gpart;
+RESET enable_partitionwise_aggregate;
+SELECT plan, substr(f::bytea, 1, 4) = '\x434b4f4f'::bytea AS is_filter,
+       f::text::cuckoofilter = f AS text_reads_back,
+       (cuckoo_info(f)).items BETWEEN n * 0.99 AND n AS items,
+       (SELECT count(*) FROM gpar WHERE k <= n AND f @> k) = n AS finds_all
+FROM gp_user, LATERAL (VALUES (a, 100000), (b, 100000), (c, CASE WHEN plan LIKE 'shared%' THEN 100000 ELSE 40 END)) v(f, n)
+WHERE f IS NOT NULL ORDER BY plan, n;
+RESET ROLE;
+DROP TABLE gp_user;
+DROP AGGREGATE gp_nofinal(bigint, bigint, float8, int);
+DROP AGGREGATE gp_unioncombine(bigint, bigint, float8, int);
+REVOKE SELECT ON gpar, gpart FROM regress_gp_user;
+REVOKE CREATE ON SCHEMA public FROM regress_gp_user;
+DROP ROLE regress_gp_user;
+RESET max_parallel_workers_per_gather;
