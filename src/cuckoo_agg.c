@@ -1305,6 +1305,7 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 			   *s2;
 	GrowArgs	a1,
 				a2;
+	bool		made;
 
 	aggcxt = agg_context(fcinfo, "cuckoo_agg_grow_combine");
 	if (PG_ARGISNULL(1))
@@ -1329,7 +1330,8 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 		gp = PG_ARGISNULL(0) ? NULL : grow_partial_of(PG_GETARG_DATUM(0), true);
 		if (!PG_ARGISNULL(0))
 			grow_args_check(&a1, &a2);
-		if (gp == NULL)
+		made = (gp == NULL);
+		if (made)
 		{
 			gp = grow_partial_new(aggcxt, &a2);
 			if (s1 != NULL)
@@ -1342,8 +1344,14 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 		gp->added += hashset_count(s2);
 		if (grow_partial_full(gp) || !keep)
 		{
-			/* (the executor deletes the replaced state) */
-			PG_RETURN_DATUM(grow_state_from_set(aggcxt, &gp->args, gp->s));
+			/*
+			 * The filter replaces the set: the executor deletes the replaced
+			 * state (the first argument), not a set made here.
+			 */
+			result = grow_state_from_set(aggcxt, &gp->args, gp->s);
+			if (made)
+				DeleteExpandedObject(EOHPGetRWDatum(&gp->hdr));
+			PG_RETURN_DATUM(result);
 		}
 		PG_RETURN_DATUM(EOHPGetRWDatum(&gp->hdr));
 	}
