@@ -776,13 +776,16 @@ typedef struct GrowAggFns
 	bool		final_ours;		/* ends with cuckoo_agg_grow_final */
 } GrowAggFns;
 
-static GrowAggFns grow_agg_fns;
+#define GROW_AGG_FNS_KEPT 8		/* aggregates kept (a query may use several) */
+static GrowAggFns grow_agg_fns[GROW_AGG_FNS_KEPT];
+static int	grow_agg_fns_next;		/* the entry replaced next */
 static bool grow_agg_fns_watched;
 
 static void
 grow_agg_fns_forget(Datum arg, int cacheid, uint32 hashvalue)
 {
-	grow_agg_fns.aggfnoid = InvalidOid;
+	for (int i = 0; i < GROW_AGG_FNS_KEPT; i++)
+		grow_agg_fns[i].aggfnoid = InvalidOid;
 }
 
 /* The C symbol and library of function fn (palloc'd), or false if it is not in C. */
@@ -835,26 +838,31 @@ grow_agg_fns_of(FunctionCallInfo fcinfo, Oid aggfnoid)
 {
 	HeapTuple	t;
 	Form_pg_aggregate agg;
+	GrowAggFns *e;
 
-	if (grow_agg_fns.aggfnoid == aggfnoid)
-		return &grow_agg_fns;
+	for (int i = 0; i < GROW_AGG_FNS_KEPT; i++)
+		if (grow_agg_fns[i].aggfnoid == aggfnoid)
+			return &grow_agg_fns[i];
 	if (!grow_agg_fns_watched)
 	{
 		CacheRegisterSyscacheCallback(AGGFNOID, grow_agg_fns_forget, (Datum) 0);
 		CacheRegisterSyscacheCallback(PROCOID, grow_agg_fns_forget, (Datum) 0);
 		grow_agg_fns_watched = true;
 	}
+	e = &grow_agg_fns[grow_agg_fns_next];
+	grow_agg_fns_next = (grow_agg_fns_next + 1) % GROW_AGG_FNS_KEPT;
+	e->aggfnoid = InvalidOid;	/* until complete (a lookup may fail) */
 	t = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(t))
 		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
 	agg = (Form_pg_aggregate) GETSTRUCT(t);
-	grow_agg_fns.combine_ours = grow_fn_is(agg->aggcombinefn, "cuckoo_agg_grow_combine",
-										   fcinfo->flinfo->fn_oid);
-	grow_agg_fns.final_ours = grow_fn_is(agg->aggfinalfn, "cuckoo_agg_grow_final",
-										 fcinfo->flinfo->fn_oid);
+	e->combine_ours = grow_fn_is(agg->aggcombinefn, "cuckoo_agg_grow_combine",
+								 fcinfo->flinfo->fn_oid);
+	e->final_ours = grow_fn_is(agg->aggfinalfn, "cuckoo_agg_grow_final",
+							   fcinfo->flinfo->fn_oid);
 	ReleaseSysCache(t);
-	grow_agg_fns.aggfnoid = aggfnoid;
-	return &grow_agg_fns;
+	e->aggfnoid = aggfnoid;
+	return e;
 }
 
 /*
