@@ -131,25 +131,30 @@ CREATE AGGREGATE gp_unioncombine(bigint, bigint, float8, int) (
 SET max_parallel_workers_per_gather = 2;
 SELECT plan_has('SELECT gp_nofinal(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_nofinal,
        plan_has('SELECT gp_unioncombine(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_unioncombine;
-CREATE TABLE gp_user (plan text, a cuckoofilter, b cuckoofilter, c cuckoofilter);
-INSERT INTO gp_user (plan, a, c)
-SELECT 'parallel', gp_nofinal(k, 1000, 0.01, 2), gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) FROM gpar;
-INSERT INTO gp_user (plan, b) SELECT 'parallel', gp_unioncombine(k, 1000, 0.01, 2) FROM gpar;
-INSERT INTO gp_user (plan, a, c)
-SELECT 'shared', gp_nofinal(k, 1000, 0.01, 2), cuckoo_agg(k, 1000, 0.01, 2) FROM gpar;
-INSERT INTO gp_user (plan, a, c)
-SELECT 'shared2', cuckoo_agg(k, 1000, 0.01, 2), gp_nofinal(k, 1000, 0.01, 2) FROM gpar;
+-- (each built by CREATE TABLE AS: an INSERT's query runs without workers)
+CREATE TABLE gpu1 AS
+SELECT 'parallel' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, NULL::cuckoofilter AS b,
+       gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) AS c FROM gpar;
+CREATE TABLE gpu2 AS
+SELECT 'parallel' AS plan, NULL::cuckoofilter AS a, gp_unioncombine(k, 1000, 0.01, 2) AS b, NULL::cuckoofilter AS c FROM gpar;
+CREATE TABLE gpu3 AS
+SELECT 'shared' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, NULL::cuckoofilter AS b, cuckoo_agg(k, 1000, 0.01, 2) AS c FROM gpar;
+CREATE TABLE gpu4 AS
+SELECT 'shared2' AS plan, cuckoo_agg(k, 1000, 0.01, 2) AS a, NULL::cuckoofilter AS b, gp_nofinal(k, 1000, 0.01, 2) AS c FROM gpar;
 SET parallel_leader_participation = on;
-INSERT INTO gp_user (plan, a, c)
-SELECT 'leader', gp_nofinal(k, 1000, 0.01, 2), gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) FROM gpar;
-INSERT INTO gp_user (plan, b) SELECT 'leader', gp_unioncombine(k, 1000, 0.01, 2) FROM gpar;
+CREATE TABLE gpu5 AS
+SELECT 'leader' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, gp_unioncombine(k, 1000, 0.01, 2) AS b,
+       gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) AS c FROM gpar;
 SET parallel_leader_participation = off;
 SET max_parallel_workers_per_gather = 0;
 SET enable_partitionwise_aggregate = on;
 SELECT plan_has('SELECT gp_nofinal(k, 1000, 0.01, 2) FROM gpart', 'Partial Aggregate') AS partial_partitionwise_nofinal;
-INSERT INTO gp_user (plan, a, c)
-SELECT 'partitionwise', gp_nofinal(k, 1000, 0.01, 2), gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) FROM gpart;
-INSERT INTO gp_user (plan, b) SELECT 'partitionwise', gp_unioncombine(k, 1000, 0.01, 2) FROM gpart;
+CREATE TABLE gpu6 AS
+SELECT 'partitionwise' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, gp_unioncombine(k, 1000, 0.01, 2) AS b,
+       gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) AS c FROM gpart;
+CREATE VIEW gp_user AS
+SELECT * FROM gpu1 UNION ALL SELECT * FROM gpu2 UNION ALL SELECT * FROM gpu3
+UNION ALL SELECT * FROM gpu4 UNION ALL SELECT * FROM gpu5 UNION ALL SELECT * FROM gpu6;
 RESET enable_partitionwise_aggregate;
 SELECT plan, substr(f::bytea, 1, 4) = '\x434b4f4f'::bytea AS is_filter,
        f::text::cuckoofilter = f AS text_reads_back,
@@ -158,7 +163,8 @@ SELECT plan, substr(f::bytea, 1, 4) = '\x434b4f4f'::bytea AS is_filter,
 FROM gp_user, LATERAL (VALUES (a, 100000), (b, 100000), (c, CASE WHEN plan LIKE 'shared%' THEN 100000 ELSE 40 END)) v(f, n)
 WHERE f IS NOT NULL ORDER BY plan, n;
 RESET ROLE;
-DROP TABLE gp_user;
+DROP VIEW gp_user;
+DROP TABLE gpu1, gpu2, gpu3, gpu4, gpu5, gpu6;
 DROP AGGREGATE gp_nofinal(bigint, bigint, float8, int);
 DROP AGGREGATE gp_unioncombine(bigint, bigint, float8, int);
 REVOKE SELECT ON gpar, gpart FROM regress_gp_user;

@@ -36,6 +36,7 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
+#include "executor/nodeAgg.h"
 #include "miscadmin.h"
 #include "nodes/nodes.h"
 #include "nodes/primnodes.h"
@@ -866,26 +867,60 @@ grow_agg_fns_of(FunctionCallInfo fcinfo, Oid aggfnoid)
 }
 
 /*
+ * Whether every aggregate whose transition state this call updates has
+ * its combine function (want_final false) or its final function (true) in
+ * this module.  Aggregates with one transition function and the same
+ * arguments share one state (PostgreSQL's executor: AggGetAggref gives only
+ * the first of them): a user's aggregate without cuckoo_agg_grow_final may
+ * share the state of cuckoo_agg(value, capacity, fpr, expansion).
+ */
+static bool
+grow_sharers_ours(FunctionCallInfo fcinfo, bool want_final)
+{
+	AggState   *as;
+	int			transno;
+	bool		any = false;
+
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		return false;
+	as = (AggState *) fcinfo->context;
+	if (as->curpertrans == NULL)
+		return false;
+	transno = (int) (as->curpertrans - as->pertrans);
+	for (int i = 0; i < as->numaggs; i++)
+	{
+		const GrowAggFns *f;
+
+		if (as->peragg[i].transno != transno)
+			continue;
+		f = grow_agg_fns_of(fcinfo, as->peragg[i].aggref->aggfnoid);
+		if (!(want_final ? f->final_ours : f->combine_ours))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
  * Whether the transition keeps a set of hashes: an aggregate whose final
  * step runs elsewhere (aggsplit skips the final function) and whose partial
- * states cuckoo_agg_grow_combine combines.
+ * states cuckoo_agg_grow_combine combines (for every aggregate sharing the
+ * state).
  */
 static bool
 grow_trans_keeps_set(FunctionCallInfo fcinfo)
 {
 	Aggref	   *a = AggGetAggref(fcinfo);
 
-	return a != NULL && DO_AGGSPLIT_SKIPFINAL(a->aggsplit) &&
-		grow_agg_fns_of(fcinfo, a->aggfnoid)->combine_ours;
+	return a != NULL && DO_AGGSPLIT_SKIPFINAL(a->aggsplit) && grow_sharers_ours(fcinfo, false);
 }
 
 /*
  * Whether the combine function may return a set of hashes: its result goes
  * to a further combine (aggsplit skips the final function) or to
- * cuckoo_agg_grow_final.  Otherwise it returns a filter (an aggregate
- * without that final function returns its state, which must be a filter;
- * two aggregates with one transition function may share their partial
- * states, so a set can reach such an aggregate's combine function).
+ * cuckoo_agg_grow_final, for every aggregate sharing the state.  Otherwise
+ * it returns a filter: an aggregate without that final function returns
+ * its state, which must be a filter.
  */
 static bool
 grow_combine_keeps_set(FunctionCallInfo fcinfo)
@@ -894,7 +929,7 @@ grow_combine_keeps_set(FunctionCallInfo fcinfo)
 
 	if (a == NULL)
 		return false;
-	return DO_AGGSPLIT_SKIPFINAL(a->aggsplit) || grow_agg_fns_of(fcinfo, a->aggfnoid)->final_ours;
+	return DO_AGGSPLIT_SKIPFINAL(a->aggsplit) || grow_sharers_ours(fcinfo, true);
 }
 
 /* The expanded partial state behind d (read-write only if rw), or NULL. */
