@@ -111,6 +111,33 @@ SELECT (cuckoo_info(f)).items BETWEEN 3960000 AND 4000000 AS items_within_1pct,
 FROM g4built;
 RESET max_parallel_workers_per_gather;
 
+-- Grouped over two workers: 50 groups of 2,000 values, each grown from a
+-- capacity of 100.  Hashed, with a work_mem small enough that the leader's
+-- hash table spills partial states to disk, and sorted (Gather Merge): each
+-- group finds all its values, counts each once, and both plans give the
+-- same bytes (each group's filter depends only on its set of hashes).
+CREATE TABLE gsrc AS SELECT k, (k % 50)::int AS g FROM gpar;
+ANALYZE gsrc;
+SET max_parallel_workers_per_gather = 2;
+SET work_mem = '64kB';
+SET enable_sort = off;
+SELECT plan_has('SELECT g, cuckoo_agg(k, 100, 0.01, 2) FROM gsrc GROUP BY g', 'Partial HashAggregate') AS partial_hashed;
+CREATE TABLE ggrp AS SELECT 'hashed' AS plan, g, cuckoo_agg(k, 100, 0.01, 2) AS f FROM gsrc GROUP BY g;
+RESET enable_sort;
+SET enable_hashagg = off;
+SELECT plan_has('SELECT g, cuckoo_agg(k, 100, 0.01, 2) FROM gsrc GROUP BY g', 'Partial GroupAggregate') AS partial_sorted;
+-- (CREATE TABLE AS: an INSERT's query runs without workers)
+CREATE TABLE ggrp_sorted AS SELECT 'sorted' AS plan, g, cuckoo_agg(k, 100, 0.01, 2) AS f FROM gsrc GROUP BY g;
+INSERT INTO ggrp SELECT * FROM ggrp_sorted;
+RESET enable_hashagg;
+RESET work_mem;
+SELECT plan, count(*) AS groups, bool_and((cuckoo_info(f)).items BETWEEN 1980 AND 2000) AS items,
+       sum((SELECT count(*) FROM gsrc WHERE gsrc.g = ggrp.g AND NOT f @> k)) AS false_negatives
+FROM ggrp GROUP BY plan ORDER BY plan;
+SELECT count(*) AS same_bytes FROM ggrp h JOIN ggrp s ON h.g = s.g
+WHERE h.plan = 'hashed' AND s.plan = 'sorted' AND h.f::bytea = s.f::bytea;
+DROP TABLE ggrp, ggrp_sorted, gsrc;
+
 -- A partial state (a set of hashes) never leaves the aggregate.  An
 -- ordinary role (the extension is trusted) can make aggregates of the
 -- support functions: without cuckoo_agg_grow_final, or with another combine
