@@ -110,3 +110,91 @@ SELECT (cuckoo_info(f)).items BETWEEN 3960000 AND 4000000 AS items_within_1pct,
        (SELECT count(*) FROM generate_series(10000001, 10200000) g WHERE f @> g::bigint) <= 2000 AS fpr_at_most_target
 FROM g4built;
 RESET max_parallel_workers_per_gather;
+
+-- Grouped over two workers: 50 groups of 2,000 values, each grown from a
+-- capacity of 100.  Hashed, with a work_mem small enough that the leader's
+-- hash table spills partial states to disk, and sorted (Gather Merge): each
+-- group finds all its values, counts each once, and both plans give the
+-- same bytes (each group's filter depends only on its set of hashes).
+CREATE TABLE gsrc AS SELECT k, (k % 50)::int AS g FROM gpar;
+ANALYZE gsrc;
+SET max_parallel_workers_per_gather = 2;
+SET work_mem = '64kB';
+SET enable_sort = off;
+SELECT plan_has('SELECT g, cuckoo_agg(k, 100, 0.01, 2) FROM gsrc GROUP BY g', 'Partial HashAggregate') AS partial_hashed;
+CREATE TABLE ggrp AS SELECT 'hashed' AS plan, g, cuckoo_agg(k, 100, 0.01, 2) AS f FROM gsrc GROUP BY g;
+RESET enable_sort;
+SET enable_hashagg = off;
+SELECT plan_has('SELECT g, cuckoo_agg(k, 100, 0.01, 2) FROM gsrc GROUP BY g', 'Partial GroupAggregate') AS partial_sorted;
+-- (CREATE TABLE AS: an INSERT's query runs without workers)
+CREATE TABLE ggrp_sorted AS SELECT 'sorted' AS plan, g, cuckoo_agg(k, 100, 0.01, 2) AS f FROM gsrc GROUP BY g;
+INSERT INTO ggrp SELECT * FROM ggrp_sorted;
+RESET enable_hashagg;
+RESET work_mem;
+SELECT plan, count(*) AS groups, bool_and((cuckoo_info(f)).items BETWEEN 1980 AND 2000) AS items,
+       sum((SELECT count(*) FROM gsrc WHERE gsrc.g = ggrp.g AND NOT f @> k)) AS false_negatives
+FROM ggrp GROUP BY plan ORDER BY plan;
+SELECT count(*) AS same_bytes FROM ggrp h JOIN ggrp s ON h.g = s.g
+WHERE h.plan = 'hashed' AND s.plan = 'sorted' AND h.f::bytea = s.f::bytea;
+DROP TABLE ggrp, ggrp_sorted, gsrc;
+
+-- A partial state (a set of hashes) never leaves the aggregate.  An
+-- ordinary role (the extension is trusted) can make aggregates of the
+-- support functions: without cuckoo_agg_grow_final, or with another combine
+-- function.  In parallel and partitionwise plans each still returns a
+-- filter (its text form reads back), which finds every value and counts
+-- each once, also when such an aggregate shares its partial states with
+-- cuckoo_agg(value, capacity, fpr, expansion) in one query.
+CREATE ROLE regress_gp_user;
+GRANT CREATE ON SCHEMA public TO regress_gp_user;
+GRANT SELECT ON gpar, gpart TO regress_gp_user;
+SET ROLE regress_gp_user;
+CREATE AGGREGATE gp_nofinal(bigint, bigint, float8, int) (
+    SFUNC = cuckoo_agg_grow_trans, STYPE = cuckoofilter,
+    COMBINEFUNC = cuckoo_agg_grow_combine, PARALLEL = SAFE);
+CREATE AGGREGATE gp_unioncombine(bigint, bigint, float8, int) (
+    SFUNC = cuckoo_agg_grow_trans, STYPE = cuckoofilter,
+    COMBINEFUNC = cuckoo_union, FINALFUNC = cuckoo_agg_grow_final, PARALLEL = SAFE);
+SET max_parallel_workers_per_gather = 2;
+SELECT plan_has('SELECT gp_nofinal(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_nofinal,
+       plan_has('SELECT gp_unioncombine(k, 1000, 0.01, 2) FROM gpar', 'Partial Aggregate') AS partial_unioncombine;
+-- (each built by CREATE TABLE AS: an INSERT's query runs without workers)
+CREATE TABLE gpu1 AS
+SELECT 'parallel' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, NULL::cuckoofilter AS b,
+       gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) AS c FROM gpar;
+CREATE TABLE gpu2 AS
+SELECT 'parallel' AS plan, NULL::cuckoofilter AS a, gp_unioncombine(k, 1000, 0.01, 2) AS b, NULL::cuckoofilter AS c FROM gpar;
+CREATE TABLE gpu3 AS
+SELECT 'shared' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, NULL::cuckoofilter AS b, cuckoo_agg(k, 1000, 0.01, 2) AS c FROM gpar;
+CREATE TABLE gpu4 AS
+SELECT 'shared2' AS plan, cuckoo_agg(k, 1000, 0.01, 2) AS a, NULL::cuckoofilter AS b, gp_nofinal(k, 1000, 0.01, 2) AS c FROM gpar;
+SET parallel_leader_participation = on;
+CREATE TABLE gpu5 AS
+SELECT 'leader' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, gp_unioncombine(k, 1000, 0.01, 2) AS b,
+       gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) AS c FROM gpar;
+SET parallel_leader_participation = off;
+SET max_parallel_workers_per_gather = 0;
+SET enable_partitionwise_aggregate = on;
+SELECT plan_has('SELECT gp_nofinal(k, 1000, 0.01, 2) FROM gpart', 'Partial Aggregate') AS partial_partitionwise_nofinal;
+CREATE TABLE gpu6 AS
+SELECT 'partitionwise' AS plan, gp_nofinal(k, 1000, 0.01, 2) AS a, gp_unioncombine(k, 1000, 0.01, 2) AS b,
+       gp_nofinal(k, 10, 0.01, 2) FILTER (WHERE k <= 40) AS c FROM gpart;
+CREATE VIEW gp_user AS
+SELECT * FROM gpu1 UNION ALL SELECT * FROM gpu2 UNION ALL SELECT * FROM gpu3
+UNION ALL SELECT * FROM gpu4 UNION ALL SELECT * FROM gpu5 UNION ALL SELECT * FROM gpu6;
+RESET enable_partitionwise_aggregate;
+SELECT plan, substr(f::bytea, 1, 4) = '\x434b4f4f'::bytea AS is_filter,
+       f::text::cuckoofilter = f AS text_reads_back,
+       (cuckoo_info(f)).items BETWEEN n * 0.99 AND n AS items,
+       (SELECT count(*) FROM gpar WHERE k <= n AND f @> k) = n AS finds_all
+FROM gp_user, LATERAL (VALUES (a, 100000), (b, 100000), (c, CASE WHEN plan LIKE 'shared%' THEN 100000 ELSE 40 END)) v(f, n)
+WHERE f IS NOT NULL ORDER BY plan, n;
+RESET ROLE;
+DROP VIEW gp_user;
+DROP TABLE gpu1, gpu2, gpu3, gpu4, gpu5, gpu6;
+DROP AGGREGATE gp_nofinal(bigint, bigint, float8, int);
+DROP AGGREGATE gp_unioncombine(bigint, bigint, float8, int);
+REVOKE SELECT ON gpar, gpart FROM regress_gp_user;
+REVOKE CREATE ON SCHEMA public FROM regress_gp_user;
+DROP ROLE regress_gp_user;
+RESET max_parallel_workers_per_gather;

@@ -32,12 +32,19 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "executor/nodeAgg.h"
 #include "miscadmin.h"
 #include "nodes/nodes.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/expandeddatum.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #define SER_MAGIC		0x43484153u	/* serialised state: "SAHC" */
 
@@ -651,7 +658,11 @@ grow_state_close(GrowState *gs, GrowExpand *x, cf_filter *cf)
  * expansion): every value once, as a serial build stores it.  The states
  * travel from the workers to the leader as flat values of the state type
  * (GrowPartialFlat, magic "CGP1", which no filter has: a filter starts with
- * "CKOO"); they never leave the plan, and only these functions read them.
+ * "CKOO"); they never leave the plan, and only these functions read them:
+ * the transition keeps a set only where cuckoo_agg_grow_combine combines
+ * the partial states, and that function returns a filter where no
+ * cuckoo_agg_grow_final follows (aggregates users make of these functions,
+ * grow_agg_fns_of below).
  *
  * Memory: 8 bytes a distinct value (plus the hash set's spare room, below
  * 2x while its parts fill).  A partial state that passes GP_MAX_HASHES
@@ -751,13 +762,174 @@ static const ExpandedObjectMethods grow_partial_methods = {
 	grow_partial_flatten
 };
 
-/* Whether this call is the transition of an aggregate whose final step runs elsewhere. */
+/*
+ * Which support functions of an aggregate are this module's.  Anyone may
+ * make an aggregate of cuckoo_agg_grow_trans and cuckoo_agg_grow_combine
+ * (CREATE AGGREGATE; the extension is trusted) with another combine
+ * function or with no final function: a set of hashes must then never
+ * reach the other function, nor leave the aggregate as its result.  Looked
+ * up in the catalogs once per aggregate, kept until they change.
+ */
+typedef struct GrowAggFns
+{
+	Oid			aggfnoid;		/* InvalidOid: nothing kept */
+	bool		combine_ours;	/* combines with cuckoo_agg_grow_combine */
+	bool		final_ours;		/* ends with cuckoo_agg_grow_final */
+} GrowAggFns;
+
+#define GROW_AGG_FNS_KEPT 8		/* aggregates kept (a query may use several) */
+static GrowAggFns grow_agg_fns[GROW_AGG_FNS_KEPT];
+static int	grow_agg_fns_next;		/* the entry replaced next */
+static bool grow_agg_fns_watched;
+
+static void
+grow_agg_fns_forget(Datum arg, int cacheid, uint32 hashvalue)
+{
+	for (int i = 0; i < GROW_AGG_FNS_KEPT; i++)
+		grow_agg_fns[i].aggfnoid = InvalidOid;
+}
+
+/* The C symbol and library of function fn (palloc'd), or false if it is not in C. */
 static bool
-agg_is_partial(FunctionCallInfo fcinfo)
+grow_fn_c_symbol(Oid fn, char **src, char **bin)
+{
+	HeapTuple	t;
+	bool		isnull,
+				found = false;
+	Datum		d;
+
+	if (!OidIsValid(fn))
+		return false;
+	t = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn));
+	if (!HeapTupleIsValid(t))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(t))->prolang == ClanguageId)
+	{
+		d = SysCacheGetAttr(PROCOID, t, Anum_pg_proc_prosrc, &isnull);
+		if (!isnull)
+		{
+			*src = TextDatumGetCString(d);
+			d = SysCacheGetAttr(PROCOID, t, Anum_pg_proc_probin, &isnull);
+			if (!isnull)
+			{
+				*bin = TextDatumGetCString(d);
+				found = true;
+			}
+		}
+	}
+	ReleaseSysCache(t);
+	return found;
+}
+
+/* Whether fn is the C function symbol of the library that self (a function of this module) is in. */
+static bool
+grow_fn_is(Oid fn, const char *symbol, Oid self)
+{
+	char	   *src,
+			   *bin,
+			   *self_src,
+			   *self_bin;
+
+	return grow_fn_c_symbol(fn, &src, &bin) && strcmp(src, symbol) == 0 &&
+		grow_fn_c_symbol(self, &self_src, &self_bin) && strcmp(bin, self_bin) == 0;
+}
+
+static const GrowAggFns *
+grow_agg_fns_of(FunctionCallInfo fcinfo, Oid aggfnoid)
+{
+	HeapTuple	t;
+	Form_pg_aggregate agg;
+	GrowAggFns *e;
+
+	for (int i = 0; i < GROW_AGG_FNS_KEPT; i++)
+		if (grow_agg_fns[i].aggfnoid == aggfnoid)
+			return &grow_agg_fns[i];
+	if (!grow_agg_fns_watched)
+	{
+		CacheRegisterSyscacheCallback(AGGFNOID, grow_agg_fns_forget, (Datum) 0);
+		CacheRegisterSyscacheCallback(PROCOID, grow_agg_fns_forget, (Datum) 0);
+		grow_agg_fns_watched = true;
+	}
+	e = &grow_agg_fns[grow_agg_fns_next];
+	grow_agg_fns_next = (grow_agg_fns_next + 1) % GROW_AGG_FNS_KEPT;
+	e->aggfnoid = InvalidOid;	/* until complete (a lookup may fail) */
+	t = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	if (!HeapTupleIsValid(t))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	agg = (Form_pg_aggregate) GETSTRUCT(t);
+	e->combine_ours = grow_fn_is(agg->aggcombinefn, "cuckoo_agg_grow_combine",
+								 fcinfo->flinfo->fn_oid);
+	e->final_ours = grow_fn_is(agg->aggfinalfn, "cuckoo_agg_grow_final",
+							   fcinfo->flinfo->fn_oid);
+	ReleaseSysCache(t);
+	e->aggfnoid = aggfnoid;
+	return e;
+}
+
+/*
+ * Whether every aggregate whose transition state this call updates has
+ * its combine function (want_final false) or its final function (true) in
+ * this module.  Aggregates with one transition function and the same
+ * arguments share one state (PostgreSQL's executor: AggGetAggref gives only
+ * the first of them): a user's aggregate without cuckoo_agg_grow_final may
+ * share the state of cuckoo_agg(value, capacity, fpr, expansion).
+ */
+static bool
+grow_sharers_ours(FunctionCallInfo fcinfo, bool want_final)
+{
+	AggState   *as;
+	int			transno;
+	bool		any = false;
+
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		return false;
+	as = (AggState *) fcinfo->context;
+	if (as->curpertrans == NULL)
+		return false;
+	transno = (int) (as->curpertrans - as->pertrans);
+	for (int i = 0; i < as->numaggs; i++)
+	{
+		const GrowAggFns *f;
+
+		if (as->peragg[i].transno != transno)
+			continue;
+		f = grow_agg_fns_of(fcinfo, as->peragg[i].aggref->aggfnoid);
+		if (!(want_final ? f->final_ours : f->combine_ours))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * Whether the transition keeps a set of hashes: an aggregate whose final
+ * step runs elsewhere (aggsplit skips the final function) and whose partial
+ * states cuckoo_agg_grow_combine combines (for every aggregate sharing the
+ * state).
+ */
+static bool
+grow_trans_keeps_set(FunctionCallInfo fcinfo)
 {
 	Aggref	   *a = AggGetAggref(fcinfo);
 
-	return a != NULL && DO_AGGSPLIT_SKIPFINAL(a->aggsplit);
+	return a != NULL && DO_AGGSPLIT_SKIPFINAL(a->aggsplit) && grow_sharers_ours(fcinfo, false);
+}
+
+/*
+ * Whether the combine function may return a set of hashes: its result goes
+ * to a further combine (aggsplit skips the final function) or to
+ * cuckoo_agg_grow_final, for every aggregate sharing the state.  Otherwise
+ * it returns a filter: an aggregate without that final function returns
+ * its state, which must be a filter.
+ */
+static bool
+grow_combine_keeps_set(FunctionCallInfo fcinfo)
+{
+	Aggref	   *a = AggGetAggref(fcinfo);
+
+	if (a == NULL)
+		return false;
+	return DO_AGGSPLIT_SKIPFINAL(a->aggsplit) || grow_sharers_ours(fcinfo, true);
 }
 
 /* The expanded partial state behind d (read-write only if rw), or NULL. */
@@ -1065,7 +1237,7 @@ cuckoo_agg_grow_trans(PG_FUNCTION_ARGS)
 		a.kind = vh->kind;
 		a.type_tag = vh->type_tag;
 		grow_plan(&a, &p);		/* validates the arguments */
-		if (agg_is_partial(fcinfo))
+		if (grow_trans_keeps_set(fcinfo))
 		{
 			/* the set of one hash, flat; the executor copies it */
 			PG_RETURN_POINTER(grow_flat_merge(&a, NULL, 0, h));
@@ -1176,6 +1348,7 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 			   *s2;
 	GrowArgs	a1,
 				a2;
+	bool		made;
 
 	aggcxt = agg_context(fcinfo, "cuckoo_agg_grow_combine");
 	if (PG_ARGISNULL(1))
@@ -1189,11 +1362,19 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 
 	if (s2 != NULL && (PG_ARGISNULL(0) || s1 != NULL))
 	{
+		bool		keep = grow_combine_keeps_set(fcinfo);
+
+		if (!keep && PG_ARGISNULL(0))
+		{
+			/* the result must be a filter: the filter of the second's hashes */
+			PG_RETURN_DATUM(grow_state_from_set(aggcxt, &a2, s2));
+		}
 		/* sets: the first's hashes (if any) and the second's, in a new or kept state */
 		gp = PG_ARGISNULL(0) ? NULL : grow_partial_of(PG_GETARG_DATUM(0), true);
 		if (!PG_ARGISNULL(0))
 			grow_args_check(&a1, &a2);
-		if (gp == NULL)
+		made = (gp == NULL);
+		if (made)
 		{
 			gp = grow_partial_new(aggcxt, &a2);
 			if (s1 != NULL)
@@ -1204,10 +1385,16 @@ cuckoo_agg_grow_combine(PG_FUNCTION_ARGS)
 		}
 		hashset_combine(gp->s, s2);
 		gp->added += hashset_count(s2);
-		if (grow_partial_full(gp))
+		if (grow_partial_full(gp) || !keep)
 		{
-			/* (the executor deletes the replaced state) */
-			PG_RETURN_DATUM(grow_state_from_set(aggcxt, &gp->args, gp->s));
+			/*
+			 * The filter replaces the set: the executor deletes the replaced
+			 * state (the first argument), not a set made here.
+			 */
+			result = grow_state_from_set(aggcxt, &gp->args, gp->s);
+			if (made)
+				DeleteExpandedObject(EOHPGetRWDatum(&gp->hdr));
+			PG_RETURN_DATUM(result);
 		}
 		PG_RETURN_DATUM(EOHPGetRWDatum(&gp->hdr));
 	}
