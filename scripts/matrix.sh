@@ -126,6 +126,13 @@ inside() {
   [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/upgrade.log" | sed 's/^/    /'; }
   echo "# upgrade: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  # stored filters (1.3) under 8 concurrent clients, a kill -9 and pg_dump
+  pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/store.sh >"$log/store.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/store.log" | tail -n 1)
+  grep -E '^not ok' "$log/store.log" | sed 's/^/    store: /'
+  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/store.log" | sed 's/^/    /'; }
+  echo "# store: $line"
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
   # the README's sql blocks, as pasted, in a fresh database (test/readme.sh;
   # the trees have no python3-psycopg or node: the host runs those blocks)
   pg_virtualenv -t -c "-p $port" -v "$m" env README_LANGS=sql bash test/readme.sh >"$log/readme.log" 2>&1
