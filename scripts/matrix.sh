@@ -2,8 +2,8 @@
 # The PostgreSQL version matrix beyond the host's 15: each major in a Debian
 # tree of its own (scripts/chroot.sh) where cuckoo is built with warnings as
 # errors and the pg_regress suite, the dump/restore test, the update-chain
-# test and the README's sql examples (test/readme.sh) run against a throwaway
-# cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
+# test, the stored-filter test (test/cluster/store.sh) and the README's sql
+# examples (test/readme.sh) run against a throwaway cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
 # in a private tree; in the 17 tree the Debian package is built, installed
 # and tested too (test/package.sh).  Run as root.
 #
