@@ -514,14 +514,23 @@ v2_split(cf_filter *cf, uint32_t *copies)
 	if (!cf->grows || newlen > cf_v2_limit_bytes || (uint64_t) cf->m + 1 > UINT32_MAX)
 		return false;
 	vic = v2_victim(cf, &vb, &ve);
-	if (vic && vb == p && slot_s(cf, ve) == 0)
+	for (int tries = 0; vic && vb == p && slot_s(cf, ve) == 0; tries++)
 	{
 		bool		all_void = true;
 
 		for (uint32_t x = 0; x < cf->b; x++)
 			all_void &= slot_s(cf, rd_slot(cf, p, x)) == 0;
-		if (all_void)
+		if (!all_void)
+			break;
+		/*
+		 * Before refusing, the victim walks once more: if another entry ends
+		 * in the victim slot, or the same one elsewhere, the split goes on
+		 * (without this a union of many grown filters stopped growing here).
+		 */
+		if (tries > 0 || cf->max_kicks == 0)
 			return false;
+		victim_retry(cf);
+		vic = v2_victim(cf, &vb, &ve);
 	}
 	if (!v2_reserve(cf, newlen))
 		return false;
@@ -655,6 +664,8 @@ v2_grow(cf_filter *cf, uint64_t extra)
  * still left stays in the victim slot (cf2_insert tries again before it
  * reports the filter full).
  */
+#define CF_V2_RELIEVE_CAP	4
+
 static void
 v2_relieve(cf_filter *cf)
 {
@@ -676,6 +687,25 @@ v2_relieve(cf_filter *cf)
 	if (cf->max_kicks < 8)
 		extra = 2 * (uint64_t) cf->m;
 	limit = (uint64_t) cf->m + extra + 1;
+
+	/*
+	 * Proportional growth: never beyond CF_V2_RELIEVE_CAP times the buckets
+	 * the items need at the growth load (twice that with max_kicks under 8:
+	 * such filters run at load 0.17 to 0.75), plus 256.  A victim whose pair is
+	 * full of entries without spare bits (copies) is not helped by
+	 * splitting, which copies them again, and every refused insert used to
+	 * split again (the fuzz finding ops2-growth-blowup: 211 -> 2,339,162
+	 * buckets for 313 items, its entries growing with the table: a cap on
+	 * the entries' need does not hold).
+	 */
+	{
+		uint64_t	need = ((header_items(cf) + 1) * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * cf->b - 1) /
+			((uint64_t) CF_V2_SPLIT_NUM * cf->b);
+		uint64_t	cap = (cf->max_kicks < 8 ? 2 : 1) * CF_V2_RELIEVE_CAP * need + 256;
+
+		if (limit > cap)
+			limit = cap;
+	}
 
 	while (victim_in_use(cf) && cf->m < limit)
 	{
@@ -2337,20 +2367,28 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
  * ------------------------------------------------------------------------ */
 
 /*
- * Bucket count of the compacted filter: the fewer of (a) the smallest
+ * Bucket counts of the compacted filter, tried in order until the entries fit
+ * (cf_compact_try_bytes).  Attempt 0 is the fewer of (a) the smallest
  * c * 2^k that holds the entries at the version-1 target load (all buckets
  * of one resolution), and, for a growing filter, (b) the smallest m >= c at
- * the growth load CF_V2_LOAD (linear hashing: between two powers of two the
- * unsplit buckets cover twice the addresses of the split ones, and a table
- * at load 0.94 with half its buckets split fails its kick walks).
+ * the growth load CF_V2_LOAD.  A table poured at once, without splits and
+ * without the relief a growing filter has, can fail its kick walks at that
+ * load (linear hashing: between two powers of two the unsplit buckets cover
+ * twice the addresses of the split ones): a growing filter then tries
+ * (b) + a * ceil((b) / 8) for a = 1, 2, ..., up to CF_COMPACT_TRIES, a fixed
+ * one the next powers of two.  Every candidate is smaller than the source.
  */
+#define CF_COMPACT_TRIES	24
+
 static uint32_t
-compact_buckets(const cf_filter *src)
+compact_buckets(const cf_filter *src, uint32_t attempt)
 {
 	uint64_t	e = v2_entries(src);
 	double		load = cf_target_load(src->b);
 	uint64_t	m = src->c;
 
+	if (attempt > CF_COMPACT_TRIES)
+		return 0;
 	while ((double) e > (double) m * src->b * load)
 		m <<= 1;
 	if (src->grows)
@@ -2360,32 +2398,59 @@ compact_buckets(const cf_filter *src)
 
 		if (lin < src->c)
 			lin = src->c;
-		if (lin < m)
-			m = lin;
+		if (attempt == 0)
+		{
+			if (lin < m)
+				m = lin;
+		}
+		else
+			m = lin + (uint64_t) attempt * ((lin + 7) / 8);
 	}
-	if (m > src->m)
-		m = src->m;
+	else
+		m <<= attempt;
+	if (attempt == 0 && m > src->m)
+		m = src->m;				/* attempt 0 may give the source's size */
+	else if (attempt > 0 && m >= src->m)
+		return 0;
 	return (uint32_t) m;
 }
 
 size_t
-cf_compact_bytes(const cf_filter *src)
+cf_compact_try_bytes(const cf_filter *src, uint32_t attempt, uint32_t *m)
 {
+	uint32_t	n;
+
+	*m = 0;
+	if (src->version != CF_VERSION_2 || (n = compact_buckets(src, attempt)) == 0)
+		return 0;
+	*m = n;
+	return (size_t) cf2_total_bytes(n, src->b, src->w, src->g);
+}
+
+size_t
+cf_compact_fresh_bytes(const cf_filter *src)
+{
+	uint64_t	n = cf_items(src),
+				m;
+
 	if (src->version != CF_VERSION_2)
 		return 0;
-	return (size_t) cf2_total_bytes(compact_buckets(src), src->b, src->w, src->g);
+	m = (n * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * src->b - 1) /
+		((uint64_t) CF_V2_SPLIT_NUM * src->b);
+	if (m < 1)
+		m = 1;
+	return (size_t) cf2_total_bytes(m, src->b, src->w, src->g);
 }
 
 cf_status
-cf_compact_into(const cf_filter *src, void *dst, size_t len)
+cf_compact_try_into(const cf_filter *src, uint32_t m, void *dst, size_t len)
 {
 	cf_filter	d;
 	uint8_t    *h = dst;
-	uint32_t	m;
 
-	if (src->version != CF_VERSION_2 || len != cf_compact_bytes(src))
+	if (src->version != CF_VERSION_2 || m < src->c || m > src->m ||
+		len != cf2_total_bytes(m, src->b, src->w, src->g))
 		return CF_SHAPE_MISMATCH;
-	m = compact_buckets(src);
 	memcpy(h, src->buf, src->hdr);
 	memset(h + src->hdr, 0, len - src->hdr);
 	wr32(h + CF_V2_OFF_NUM_BUCKETS, m);
@@ -2400,6 +2465,24 @@ cf_compact_into(const cf_filter *src, void *dst, size_t len)
 	d.grows = src->grows;
 	CF_ASSERT_VALID(&d, "cf_compact_into");
 	return CF_OK;
+}
+
+size_t
+cf_compact_bytes(const cf_filter *src)
+{
+	uint32_t	m;
+
+	return cf_compact_try_bytes(src, 0, &m);
+}
+
+cf_status
+cf_compact_into(const cf_filter *src, void *dst, size_t len)
+{
+	uint32_t	m;
+
+	if (src->version != CF_VERSION_2 || len != cf_compact_try_bytes(src, 0, &m))
+		return CF_SHAPE_MISMATCH;
+	return cf_compact_try_into(src, m, dst, len);
 }
 
 /* ------------------------------------------------------------------------
