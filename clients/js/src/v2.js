@@ -594,12 +594,17 @@ export function defineFilterV2(Filter, ctx) {
       const newLen = totalBytes2(this.m + 1, this.b, this.w, this.g);
       const p = this.split, jn = this.m;
       if (!this.grows || newLen > MAX_BYTES || this.m + 1 > 0xFFFFFFFF) return -1;
-      const vic = this._victim();
-      const vb = this._vb, ve = this._ve;
-      if (vic && vb === p && this._slotS(ve) === 0) {
+      let vic = this._victim();
+      let vb = this._vb, ve = this._ve;
+      for (let tries = 0; vic && vb === p && this._slotS(ve) === 0; tries++) {
         let allVoid = true;
         for (let x = 0; x < this.b; x++) allVoid = allVoid && this._slotS(this._slot(p, x)) === 0;
-        if (allVoid) return -1;
+        if (!allVoid) break;
+        // the victim walks once more before the split is refused
+        if (tries > 0 || this.maxKicks === 0) return -1;
+        this._victimRetry();
+        vic = this._victim();
+        vb = this._vb; ve = this._ve;
       }
       this._resize(newLen);
       const old = [];
@@ -670,7 +675,12 @@ export function defineFilterV2(Filter, ctx) {
       const small = this.m < 256 ? this.m : 256;
       let extra = Math.max(Math.floor(this.m / 8), small);
       if (this.maxKicks < 8) extra = 2 * this.m;
-      const limit = this.m + extra + 1;
+      let limit = this.m + extra + 1;
+      // proportional growth: at most 4x (8x with max_kicks < 8) the buckets
+      // the items need at the growth load, plus 256
+      const need = Math.floor(((this.items + 1) * 10 + 9 * this.b - 1) / (9 * this.b));
+      const cap = (this.maxKicks < 8 ? 2 : 1) * 4 * need + 256;
+      if (limit > cap) limit = cap;
       let n = 0;
       while (this.victimUsed && this.m < limit) {
         if (this._split() < 0) break;

@@ -417,6 +417,7 @@ def _make_int_probe(flt):
 # ---------------------------------------------------------------------------
 
 SPLIT_NUM, SPLIT_DEN = 9, 10        # split while 10 (entries + extra) > 9 b m
+RELIEVE_CAP = 4                     # relieve: at most 4x the buckets the items need
 MAX_KEEP = 255
 
 
@@ -625,9 +626,16 @@ class _Mut:
             return None
         p, j = self.split, m
         v = self._victim()
-        if v is not None and v[0] == p and self._s(v[1]) == 0:
-            if all(self._s(x) == 0 for x in self._slots(p)):
+        tries = 0
+        while v is not None and v[0] == p and self._s(v[1]) == 0:
+            if not all(self._s(x) == 0 for x in self._slots(p)):
+                break
+            # the victim walks once more before the split is refused
+            if tries > 0 or self.max_kicks == 0:
                 return None
+            self._victim_retry()
+            v = self._victim()
+            tries += 1
         buf = self._buf
         buf.extend(bytes(newlen - len(buf)))
         if self._words:
@@ -696,6 +704,12 @@ class _Mut:
         if self.max_kicks < 8:
             extra = 2 * m
         limit = m + extra + 1
+        # proportional growth: at most 4x (8x with max_kicks < 8) the
+        # buckets the items need at the growth load, plus 256
+        need = ((self.items + 1) * SPLIT_DEN + SPLIT_NUM * self.b - 1) // (SPLIT_NUM * self.b)
+        cap = (2 if self.max_kicks < 8 else 1) * RELIEVE_CAP * need + 256
+        if limit > cap:
+            limit = cap
         n = 0
         while self._buf[7] & FLAG_VICTIM and self.m < limit:
             if self._split() is None:
