@@ -353,8 +353,65 @@ v2_victim(const cf_filter *cf, uint32_t *vb, uint32_t *ve)
  * slot, which must be free.  True if it went into the table.  The entry
  * count is the caller's.
  */
+/*
+ * The slot writes of one store, so that it can be taken back (v2_split's
+ * bucket of copies); NULL: not recorded.  A recorded walk stops kicking
+ * when the journal could not hold one more kick and its final place.
+ */
+#define CF_V2_JOURNAL	1024
+
+typedef struct v2_journal
+{
+	uint32_t	n;
+	uint32_t	bucket[CF_V2_JOURNAL];
+	uint8_t		slot[CF_V2_JOURNAL];
+	uint32_t	old[CF_V2_JOURNAL];
+} v2_journal;
+
+static inline void
+jr_write(cf_filter *cf, v2_journal *jr, uint32_t i, uint32_t j, uint32_t e)
+{
+	if (jr)
+	{
+		jr->bucket[jr->n] = i;
+		jr->slot[jr->n] = (uint8_t) j;
+		jr->old[jr->n++] = rd_slot(cf, i, j);
+	}
+	wr_slot(cf, i, j, e);
+}
+
+static bool
+place2_j(cf_filter *cf, uint32_t i, uint32_t e, v2_journal *jr)
+{
+	for (uint32_t j = 0; j < cf->b; j++)
+	{
+		if (rd_slot(cf, i, j) == 0)
+		{
+			jr_write(cf, jr, i, j, e);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Takes back the writes of a journal, the last first. */
+static void
+jr_undo(cf_filter *cf, const v2_journal *jr)
+{
+	for (uint32_t x = jr->n; x-- > 0;)
+		wr_slot(cf, jr->bucket[x], jr->slot[x], jr->old[x]);
+}
+
+static bool v2_store_j(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr);
+
 static bool
 v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
+{
+	return v2_store_j(cf, i, e, seed, NULL);
+}
+
+static bool
+v2_store_j(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr)
 {
 	uint32_t	j = 0,
 				e2 = 0,
@@ -363,10 +420,10 @@ v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
 	bool		has_alt;
 	uint64_t	rng;
 
-	if (place2(cf, i, e))
+	if (place2_j(cf, i, e, jr))
 		return true;
 	has_alt = slot_alt(cf, i, e, &j, &e2);
-	if (has_alt && place2(cf, j, e2))
+	if (has_alt && place2_j(cf, j, e2, jr))
 		return true;
 	CF_ASSERT(!victim_in_use(cf));
 	rng = rng_seed(seed, ((uint64_t) i << 32) | e);
@@ -375,7 +432,7 @@ v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
 		cur = j;
 		ce = e2;
 	}
-	for (uint32_t n = 1; n < cf->max_kicks; n++)
+	for (uint32_t n = 1; n < cf->max_kicks && (!jr || jr->n + 2 <= CF_V2_JOURNAL); n++)
 	{
 		uint32_t	j0 = (uint32_t) (rng_next(&rng) >> 32) & (cf->b - 1);
 		bool		moved = false;
@@ -389,14 +446,14 @@ v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
 
 			if (!slot_alt(cf, cur, old, &ni, &ne))
 				continue;
-			wr_slot(cf, cur, slot, ce);
+			jr_write(cf, jr, cur, slot, ce);
 			ce = ne;
 			cur = ni;
 			moved = true;
 		}
 		if (!moved)
 			break;
-		if (place2(cf, cur, ce))
+		if (place2_j(cf, cur, ce, jr))
 			return true;
 	}
 	set_victim(cf, cur, ce);
@@ -509,31 +566,28 @@ v2_split(cf_filter *cf, uint32_t *copies)
 	uint32_t	vb = 0,
 				ve = 0;
 	bool		vic;
+	uint8_t		hsave[CF_V2_HEADER_SIZE];
+	size_t		oldlen;
 
 	*copies = 0;
 	if (!cf->grows || newlen > cf_v2_limit_bytes || (uint64_t) cf->m + 1 > UINT32_MAX)
 		return false;
 	vic = v2_victim(cf, &vb, &ve);
-	for (int tries = 0; vic && vb == p && slot_s(cf, ve) == 0; tries++)
+	if (vic && vb == p && slot_s(cf, ve) == 0)
 	{
 		bool		all_void = true;
 
 		for (uint32_t x = 0; x < cf->b; x++)
 			all_void &= slot_s(cf, rd_slot(cf, p, x)) == 0;
-		if (!all_void)
-			break;
-		/*
-		 * Before refusing, the victim walks once more: if another entry ends
-		 * in the victim slot, or the same one elsewhere, the split goes on
-		 * (without this a union of many grown filters stopped growing here).
-		 */
-		if (tries > 0 || cf->max_kicks == 0)
+		/* both halves get the b copies and a copy of the victim: one of
+		 * them must walk, which needs kicks */
+		if (all_void && cf->max_kicks == 0)
 			return false;
-		victim_retry(cf);
-		vic = v2_victim(cf, &vb, &ve);
 	}
 	if (!v2_reserve(cf, newlen))
 		return false;
+	memcpy(hsave, cf->buf, CF_V2_HEADER_SIZE);
+	oldlen = cf->len;
 	memset(cf->buf + cf->len, 0, (size_t) (newlen - cf->len));
 	cf->len = (size_t) newlen;
 
@@ -572,18 +626,55 @@ v2_split(cf_filter *cf, uint32_t *copies)
 		uint32_t	bk[2],
 					fm[2],
 					n,
-					walk = 2;
+					left[2],
+					nl = 0;
 
 		clear_victim(cf);
 		n = split_forms(cf, ve, p, j, bk, fm);
 		if (n == 2)
 			v2_add_entries(cf, 1);
-		/* the forms that fit first; at most one needs a walk */
+		/* the forms that fit first; then the walks */
 		for (uint32_t y = 0; y < n; y++)
 			if (!place2(cf, bk[y], fm[y]))
-				walk = y;
-		if (walk < 2)
-			(void) v2_store(cf, bk[walk], fm[walk], v2_entries(cf));
+				left[nl++] = y;
+		if (nl == 1)
+			(void) v2_store(cf, bk[left[0]], fm[left[0]], v2_entries(cf));
+		else if (nl == 2)
+		{
+			/*
+			 * The victim and every entry of the bucket knew no spare bit:
+			 * both halves are full and both copies of the victim are left.
+			 * The first walks (the entries of both halves now have their
+			 * alternates); if it ends in the victim slot, the second must
+			 * fit its bucket or alternate, else the split is taken back.
+			 */
+			v2_journal	jr;
+			uint32_t	j2,
+						e2;
+
+			jr.n = 0;
+			if (v2_store_j(cf, bk[0], fm[0], v2_entries(cf), &jr))
+				(void) v2_store(cf, bk[1], fm[1], v2_entries(cf) ^ 1);
+			else if (!place2(cf, bk[1], fm[1]) &&
+					 !(slot_alt(cf, bk[1], fm[1], &j2, &e2) && place2(cf, j2, e2)))
+			{
+				clear_victim(cf);
+				jr_undo(cf, &jr);
+				for (uint32_t x = 0; x < cf->b; x++)
+				{
+					wr_slot(cf, p, x, old[x]);
+					wr_slot(cf, j, x, 0);
+				}
+				memcpy(cf->buf, hsave, CF_V2_HEADER_SIZE);
+				memset(cf->buf + oldlen, 0, cf->len - oldlen);
+				cf->len = oldlen;
+				cf->m = j;
+				v2_set_geometry(cf);
+				*copies = 0;
+				CF_ASSERT_HEADER(cf);
+				return false;
+			}
+		}
 	}
 	else
 		victim_try_direct(cf);
@@ -2077,6 +2168,14 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 					v2_add_entries(dst, -1);
 					if (first)
 						(*added)--;
+					/* as an insert does: split to free the victim slot, and
+					 * place anew (the splits may have moved this bucket) */
+					if (dst->grows)
+					{
+						v2_relieve(dst);
+						if (!victim_in_use(dst))
+							return rehome(dst, fp, a, L, gen, q, n - have, added, first);
+					}
 					return false;
 				}
 			}
@@ -2087,14 +2186,48 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 	return true;
 }
 
-/* Every entry of src (slots and victim) into dst, which has src's f, t, g, c. */
+/*
+ * Every entry of src (slots and victim) into dst, which has src's f, t, g, c.
+ *
+ * A union counts items, not copies: src's entries exceed its items by the
+ * copies its splits made (and by what removes left of them), so the items
+ * it adds are, per generation, src's items in the share of src's entries
+ * (slots and victim, counted first) that were new in dst (an entry dst
+ * already held as often adds none): after each entry, the generation's
+ * count is brought to round(new * items / entries), at most the items.
+ * Disjoint filters add exactly their items; a filter unioned with itself
+ * adds none.  The items grow as the entries go in (the relief's cap reads
+ * them).
+ */
 static bool
 pour(cf_filter *dst, const cf_filter *src, bool as_union)
 {
 	uint32_t	vb = 0,
 				ve = 0;
 	bool		vic = v2_victim(src, &vb, &ve);
+	uint64_t	had[256],
+				fresh[256],
+				done[256];
 
+	memset(had, 0, sizeof had);
+	memset(fresh, 0, sizeof fresh);
+	memset(done, 0, sizeof done);
+	if (as_union)
+	{
+		for (uint32_t i = 0; i < src->m; i++)
+		{
+			CF_CHECK_INTERRUPTS(i);
+			for (uint32_t j = 0; j < src->b; j++)
+			{
+				uint32_t	e = rd_slot(src, i, j);
+
+				if (e != 0)
+					had[slot_gen(src, e)]++;
+			}
+		}
+		if (vic)
+			had[slot_gen(src, ve)]++;
+	}
 	for (uint32_t i = 0; i < src->m; i++)
 	{
 		uint32_t	s[9],
@@ -2111,7 +2244,8 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 			uint32_t	L,
 						a,
 						want = 0,
-						added = 0;
+						added = 0,
+						gen = slot_gen(src, s[x]);
 			bool		dup = false;
 
 			if (as_union)
@@ -2124,13 +2258,22 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 					want += s[y] == s[x];
 			}
 			a = slot_known(src, i, s[x], &L);
-			if (!rehome(dst, s[x] & src->fp_mask, a, L, slot_gen(src, s[x]), i % src->c,
+			if (!rehome(dst, s[x] & src->fp_mask, a, L, gen, i % src->c,
 						want, &added, true))
 				return false;
 			if (as_union && added)
 			{
-				for (uint32_t y = 0; y < added; y++)
-					v2_item_added(dst, slot_gen(src, s[x]));
+				uint64_t	items = src->g ? rd64(gi_at(src, gen)) : cf_items(src),
+							goal;
+
+				/* fresh <= had <= 2^35 and items <= had: below 2^64 for
+				 * any filter within CF_MAX_BYTES */
+				fresh[gen] += added;
+				goal = (fresh[gen] * items + had[gen] / 2) / had[gen];
+				if (goal > items)
+					goal = items;
+				for (; done[gen] < goal; done[gen]++)
+					v2_item_added(dst, gen);
 			}
 		}
 	}
