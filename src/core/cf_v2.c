@@ -368,7 +368,7 @@ typedef struct v2_journal
 	uint32_t	old[CF_V2_JOURNAL];
 } v2_journal;
 
-static inline void
+static CF_ALWAYS_INLINE void
 jr_write(cf_filter *cf, v2_journal *jr, uint32_t i, uint32_t j, uint32_t e)
 {
 	if (jr)
@@ -380,7 +380,7 @@ jr_write(cf_filter *cf, v2_journal *jr, uint32_t i, uint32_t j, uint32_t e)
 	wr_slot(cf, i, j, e);
 }
 
-static bool
+static CF_ALWAYS_INLINE bool
 place2_j(cf_filter *cf, uint32_t i, uint32_t e, v2_journal *jr)
 {
 	for (uint32_t j = 0; j < cf->b; j++)
@@ -402,15 +402,8 @@ jr_undo(cf_filter *cf, const v2_journal *jr)
 		wr_slot(cf, jr->bucket[x], jr->slot[x], jr->old[x]);
 }
 
-static bool v2_store_j(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr);
-
-static bool
-v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
-{
-	return v2_store_j(cf, i, e, seed, NULL);
-}
-
-static bool
+/* Always inlined: v2_store (jr = NULL) pays nothing for the journal. */
+static CF_ALWAYS_INLINE bool
 v2_store_j(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr)
 {
 	uint32_t	j = 0,
@@ -458,6 +451,18 @@ v2_store_j(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr)
 	}
 	set_victim(cf, cur, ce);
 	return false;
+}
+
+static CF_NOINLINE bool
+v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
+{
+	return v2_store_j(cf, i, e, seed, NULL);
+}
+
+static CF_NOINLINE bool
+v2_store_journal(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr)
+{
+	return v2_store_j(cf, i, e, seed, jr);
 }
 
 /* After room may have appeared: the victim goes back into the table if its
@@ -653,7 +658,7 @@ v2_split(cf_filter *cf, uint32_t *copies)
 						e2;
 
 			jr.n = 0;
-			if (v2_store_j(cf, bk[0], fm[0], v2_entries(cf), &jr))
+			if (v2_store_journal(cf, bk[0], fm[0], v2_entries(cf), &jr))
 				(void) v2_store(cf, bk[1], fm[1], v2_entries(cf) ^ 1);
 			else if (!place2(cf, bk[1], fm[1]) &&
 					 !(slot_alt(cf, bk[1], fm[1], &j2, &e2) && place2(cf, j2, e2)))
