@@ -310,8 +310,9 @@ extern cf_status cf_compact_into(const cf_filter *src, void *dst, size_t len);
  * smaller than src).  cf_compact_try_into(src, m, dst, len) pours into it
  * (CF_OK, CF_FULL, or CF_SHAPE_MISMATCH for a version-1 src or a len that
  * does not match m).  cf_compact_fresh_bytes(src): the length of an empty
- * growing filter of src's slot shape made for src's items (the yardstick
- * cuckoo_shrink reports against).
+ * filter of src's slot shape made for src's items at the growth load, with
+ * at least c buckets (c * 2^k for a fixed filter): the yardstick
+ * cuckoo_shrink reports against.
  */
 extern size_t cf_compact_try_bytes(const cf_filter *src, uint32_t attempt, uint32_t *m);
 extern cf_status cf_compact_try_into(const cf_filter *src, uint32_t m, void *dst, size_t len);

@@ -2585,8 +2585,18 @@ cf_compact_fresh_bytes(const cf_filter *src)
 		return 0;
 	m = (n * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * src->b - 1) /
 		((uint64_t) CF_V2_SPLIT_NUM * src->b);
-	if (m < 1)
-		m = 1;
+	/* no compaction goes below the creation mantissa c (nor, for a fixed
+	 * filter, off c * 2^k) */
+	if (m < src->c)
+		m = src->c;
+	if (!src->grows)
+	{
+		uint64_t	f = src->c;
+
+		while (f < m)
+			f <<= 1;
+		m = f;
+	}
 	return (size_t) cf2_total_bytes(m, src->b, src->w, src->g);
 }
 
