@@ -2199,7 +2199,8 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
  * it adds are, per generation, src's items in the share of src's entries
  * (slots and victim, counted first) that were new in dst (an entry dst
  * already held as often adds none): after each entry, the generation's
- * count is brought to round(new * items / entries), at most the items.
+ * count is brought to round(new * items / entries), at most the items and
+ * the new entries.
  * Disjoint filters add exactly their items; a filter unioned with itself
  * adds none.  The items grow as the entries go in (the relief's cap reads
  * them).
@@ -2277,6 +2278,10 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 				goal = (fresh[gen] * items + had[gen] / 2) / had[gen];
 				if (goal > items)
 					goal = items;
+				/* never more items than new entries (a generation's count
+				 * may exceed its entries: raised entries, valid values) */
+				if (goal > fresh[gen])
+					goal = fresh[gen];
 				for (; done[gen] < goal; done[gen]++)
 					v2_item_added(dst, gen);
 			}

@@ -1017,6 +1017,7 @@ export function defineFilterV2(Filter, ctx) {
             fresh.set(gen, f);
             let goal = Number((BigInt(f) * BigInt(items) + BigInt(Math.floor(h / 2))) / BigInt(h));
             if (goal > items) goal = items;
+            if (goal > f) goal = f;
             for (let y = done.get(gen) || 0; y < goal; y++) this._itemAdded(gen);
             if (goal > (done.get(gen) || 0)) done.set(gen, goal);
           }

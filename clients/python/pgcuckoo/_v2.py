@@ -984,7 +984,7 @@ class _Mut:
                 if added[0]:
                     items = src._gi(gen) if src.g else src.items
                     fresh[gen] = fresh.get(gen, 0) + added[0]
-                    goal = min((fresh[gen] * items + had[gen] // 2) // had[gen], items)
+                    goal = min((fresh[gen] * items + had[gen] // 2) // had[gen], items, fresh[gen])
                     while done.get(gen, 0) < goal:
                         self._item_added(gen)
                         done[gen] = done.get(gen, 0) + 1
