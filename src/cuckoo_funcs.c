@@ -309,14 +309,21 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 	filter_open(&cf, v);
 	if (cf_version(&cf) >= CF_VERSION_2)
 	{
-		size_t		len = cf_compact_bytes(&cf);
+		size_t		fresh = cf_compact_fresh_bytes(&cf);
+		cf_info		info;
+		uint32		cm;
+		size_t		len;
 
-		if (len > 0 && len < cf.len)
+		for (uint32 attempt = 0; (len = cf_compact_try_bytes(&cf, attempt, &cm)) > 0; attempt++)
 		{
-			CuckooFilter *out = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
+			CuckooFilter *out;
 
+			CHECK_FOR_INTERRUPTS();
+			if (len >= cf.len)
+				continue;
+			out = filter_alloc(CurrentMemoryContext, VARHDRSZ + len);
 			SET_VARSIZE(out, VARHDRSZ + len);
-			if (cf_compact_into(&cf, out->bytes, len) == CF_OK)
+			if (cf_compact_try_into(&cf, cm, out->bytes, len) == CF_OK)
 			{
 #ifdef USE_ASSERT_CHECKING
 				cf_filter	co;
@@ -324,11 +331,32 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 				cf_open(&co, out->bytes, len);
 				AssertCheckFilter(&co, "cuckoo_shrink");
 #endif
+				if (len > 2 * fresh)
+				{
+					cf_get_info(&cf, &info);
+					ereport(NOTICE,
+							(errmsg("cuckoo_shrink compacted the filter to %zu bytes, more than twice the %zu bytes of a growing filter made for its items",
+									len, fresh),
+							 errdetail("It holds %llu entries for %llu items.",
+									   (unsigned long long) info.entries,
+									   (unsigned long long) cf_items(&cf)),
+							 errhint("Entries beyond the items are copies that splits made of values added while the filter was small; they stay when those values are removed. Rebuild the filter from its values (cuckoo_agg) to compact it further.")));
+				}
 				PG_RETURN_CUCKOO_P(out);
 			}
 			pfree(out);
 		}
-		PG_RETURN_CUCKOO_P(PG_GETARG_CUCKOO_P_COPY(0));
+		/* nothing smaller holds the entries: fine if it is compact already */
+		if (cf.len <= 2 * fresh)
+			PG_RETURN_CUCKOO_P(PG_GETARG_CUCKOO_P_COPY(0));
+		cf_get_info(&cf, &info);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("cuckoo_shrink cannot compact this filter"),
+				 errdetail("It holds %llu entries for %llu items in %zu bytes; no smaller table holds the entries, and a growing filter made for its items would take %zu bytes.",
+						   (unsigned long long) info.entries,
+						   (unsigned long long) cf_items(&cf), cf.len, fresh),
+				 errhint("Entries beyond the items are copies that splits made of values added while the filter was small; they stay when those values are removed. Rebuild the filter from its values (cuckoo_agg) to compact it.")));
 	}
 	for (m = cf_shrink_target(&cf); m < cf.m; m *= 2)
 	{

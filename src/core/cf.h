@@ -301,6 +301,23 @@ extern void cf_rotate(const cf_filter *src, uint32_t keep, void *dst);
 extern size_t cf_compact_bytes(const cf_filter *src);
 extern cf_status cf_compact_into(const cf_filter *src, void *dst, size_t len);
 
+/*
+ * Compaction tries tables of growing size until the entries fit (a table
+ * poured at once, without splits, can fail its kick walks at the growth
+ * load).  cf_compact_try_bytes(src, attempt, &m): the length of the
+ * attempt-th candidate (attempt 0 is cf_compact_bytes) and its bucket count
+ * m, or 0 when no candidate is left (every candidate after the first is
+ * smaller than src).  cf_compact_try_into(src, m, dst, len) pours into it
+ * (CF_OK, CF_FULL, or CF_SHAPE_MISMATCH for a version-1 src or a len that
+ * does not match m).  cf_compact_fresh_bytes(src): the length of an empty
+ * filter of src's slot shape made for src's items at the growth load, with
+ * at least c buckets (c * 2^k for a fixed filter): the yardstick
+ * cuckoo_shrink reports against.
+ */
+extern size_t cf_compact_try_bytes(const cf_filter *src, uint32_t attempt, uint32_t *m);
+extern cf_status cf_compact_try_into(const cf_filter *src, uint32_t m, void *dst, size_t len);
+extern size_t cf_compact_fresh_bytes(const cf_filter *src);
+
 /* ---- hashing and text codec ---- */
 extern uint64_t cf_hash_bytes(const void *data, size_t len);
 extern uint64_t cf_hash_u64(uint64_t v);

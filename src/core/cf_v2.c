@@ -353,8 +353,58 @@ v2_victim(const cf_filter *cf, uint32_t *vb, uint32_t *ve)
  * slot, which must be free.  True if it went into the table.  The entry
  * count is the caller's.
  */
-static bool
-v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
+/*
+ * The slot writes of one store, so that it can be taken back (v2_split's
+ * bucket of copies); NULL: not recorded.  A recorded walk stops kicking
+ * when the journal could not hold one more kick and its final place.
+ */
+#define CF_V2_JOURNAL	1024
+
+typedef struct v2_journal
+{
+	uint32_t	n;
+	uint32_t	bucket[CF_V2_JOURNAL];
+	uint8_t		slot[CF_V2_JOURNAL];
+	uint32_t	old[CF_V2_JOURNAL];
+} v2_journal;
+
+static CF_ALWAYS_INLINE void
+jr_write(cf_filter *cf, v2_journal *jr, uint32_t i, uint32_t j, uint32_t e)
+{
+	if (jr)
+	{
+		jr->bucket[jr->n] = i;
+		jr->slot[jr->n] = (uint8_t) j;
+		jr->old[jr->n++] = rd_slot(cf, i, j);
+	}
+	wr_slot(cf, i, j, e);
+}
+
+static CF_ALWAYS_INLINE bool
+place2_j(cf_filter *cf, uint32_t i, uint32_t e, v2_journal *jr)
+{
+	for (uint32_t j = 0; j < cf->b; j++)
+	{
+		if (rd_slot(cf, i, j) == 0)
+		{
+			jr_write(cf, jr, i, j, e);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Takes back the writes of a journal, the last first. */
+static void
+jr_undo(cf_filter *cf, const v2_journal *jr)
+{
+	for (uint32_t x = jr->n; x-- > 0;)
+		wr_slot(cf, jr->bucket[x], jr->slot[x], jr->old[x]);
+}
+
+/* Always inlined: v2_store (jr = NULL) pays nothing for the journal. */
+static CF_ALWAYS_INLINE bool
+v2_store_j(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr)
 {
 	uint32_t	j = 0,
 				e2 = 0,
@@ -363,10 +413,10 @@ v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
 	bool		has_alt;
 	uint64_t	rng;
 
-	if (place2(cf, i, e))
+	if (place2_j(cf, i, e, jr))
 		return true;
 	has_alt = slot_alt(cf, i, e, &j, &e2);
-	if (has_alt && place2(cf, j, e2))
+	if (has_alt && place2_j(cf, j, e2, jr))
 		return true;
 	CF_ASSERT(!victim_in_use(cf));
 	rng = rng_seed(seed, ((uint64_t) i << 32) | e);
@@ -375,7 +425,7 @@ v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
 		cur = j;
 		ce = e2;
 	}
-	for (uint32_t n = 1; n < cf->max_kicks; n++)
+	for (uint32_t n = 1; n < cf->max_kicks && (!jr || jr->n + 2 <= CF_V2_JOURNAL); n++)
 	{
 		uint32_t	j0 = (uint32_t) (rng_next(&rng) >> 32) & (cf->b - 1);
 		bool		moved = false;
@@ -389,18 +439,30 @@ v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
 
 			if (!slot_alt(cf, cur, old, &ni, &ne))
 				continue;
-			wr_slot(cf, cur, slot, ce);
+			jr_write(cf, jr, cur, slot, ce);
 			ce = ne;
 			cur = ni;
 			moved = true;
 		}
 		if (!moved)
 			break;
-		if (place2(cf, cur, ce))
+		if (place2_j(cf, cur, ce, jr))
 			return true;
 	}
 	set_victim(cf, cur, ce);
 	return false;
+}
+
+static CF_NOINLINE bool
+v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed)
+{
+	return v2_store_j(cf, i, e, seed, NULL);
+}
+
+static CF_NOINLINE bool
+v2_store_journal(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr)
+{
+	return v2_store_j(cf, i, e, seed, jr);
 }
 
 /* After room may have appeared: the victim goes back into the table if its
@@ -509,6 +571,8 @@ v2_split(cf_filter *cf, uint32_t *copies)
 	uint32_t	vb = 0,
 				ve = 0;
 	bool		vic;
+	uint8_t		hsave[CF_V2_HEADER_SIZE];
+	size_t		oldlen;
 
 	*copies = 0;
 	if (!cf->grows || newlen > cf_v2_limit_bytes || (uint64_t) cf->m + 1 > UINT32_MAX)
@@ -520,11 +584,15 @@ v2_split(cf_filter *cf, uint32_t *copies)
 
 		for (uint32_t x = 0; x < cf->b; x++)
 			all_void &= slot_s(cf, rd_slot(cf, p, x)) == 0;
-		if (all_void)
+		/* both halves get the b copies and a copy of the victim: one of
+		 * them must walk, which needs kicks */
+		if (all_void && cf->max_kicks == 0)
 			return false;
 	}
 	if (!v2_reserve(cf, newlen))
 		return false;
+	memcpy(hsave, cf->buf, CF_V2_HEADER_SIZE);
+	oldlen = cf->len;
 	memset(cf->buf + cf->len, 0, (size_t) (newlen - cf->len));
 	cf->len = (size_t) newlen;
 
@@ -563,18 +631,55 @@ v2_split(cf_filter *cf, uint32_t *copies)
 		uint32_t	bk[2],
 					fm[2],
 					n,
-					walk = 2;
+					left[2],
+					nl = 0;
 
 		clear_victim(cf);
 		n = split_forms(cf, ve, p, j, bk, fm);
 		if (n == 2)
 			v2_add_entries(cf, 1);
-		/* the forms that fit first; at most one needs a walk */
+		/* the forms that fit first; then the walks */
 		for (uint32_t y = 0; y < n; y++)
 			if (!place2(cf, bk[y], fm[y]))
-				walk = y;
-		if (walk < 2)
-			(void) v2_store(cf, bk[walk], fm[walk], v2_entries(cf));
+				left[nl++] = y;
+		if (nl == 1)
+			(void) v2_store(cf, bk[left[0]], fm[left[0]], v2_entries(cf));
+		else if (nl == 2)
+		{
+			/*
+			 * The victim and every entry of the bucket knew no spare bit:
+			 * both halves are full and both copies of the victim are left.
+			 * The first walks (the entries of both halves now have their
+			 * alternates); if it ends in the victim slot, the second must
+			 * fit its bucket or alternate, else the split is taken back.
+			 */
+			v2_journal	jr;
+			uint32_t	j2,
+						e2;
+
+			jr.n = 0;
+			if (v2_store_journal(cf, bk[0], fm[0], v2_entries(cf), &jr))
+				(void) v2_store(cf, bk[1], fm[1], v2_entries(cf) ^ 1);
+			else if (!place2(cf, bk[1], fm[1]) &&
+					 !(slot_alt(cf, bk[1], fm[1], &j2, &e2) && place2(cf, j2, e2)))
+			{
+				clear_victim(cf);
+				jr_undo(cf, &jr);
+				for (uint32_t x = 0; x < cf->b; x++)
+				{
+					wr_slot(cf, p, x, old[x]);
+					wr_slot(cf, j, x, 0);
+				}
+				memcpy(cf->buf, hsave, CF_V2_HEADER_SIZE);
+				memset(cf->buf + oldlen, 0, cf->len - oldlen);
+				cf->len = oldlen;
+				cf->m = j;
+				v2_set_geometry(cf);
+				*copies = 0;
+				CF_ASSERT_HEADER(cf);
+				return false;
+			}
+		}
 	}
 	else
 		victim_try_direct(cf);
@@ -655,6 +760,8 @@ v2_grow(cf_filter *cf, uint64_t extra)
  * still left stays in the victim slot (cf2_insert tries again before it
  * reports the filter full).
  */
+#define CF_V2_RELIEVE_CAP	4
+
 static void
 v2_relieve(cf_filter *cf)
 {
@@ -676,6 +783,25 @@ v2_relieve(cf_filter *cf)
 	if (cf->max_kicks < 8)
 		extra = 2 * (uint64_t) cf->m;
 	limit = (uint64_t) cf->m + extra + 1;
+
+	/*
+	 * Proportional growth: never beyond CF_V2_RELIEVE_CAP times the buckets
+	 * the items need at the growth load (twice that with max_kicks under 8:
+	 * such filters run at load 0.17 to 0.75), plus 256.  A victim whose pair is
+	 * full of entries without spare bits (copies) is not helped by
+	 * splitting, which copies them again, and every refused insert used to
+	 * split again (the fuzz finding ops2-growth-blowup: 211 -> 2,339,162
+	 * buckets for 313 items, its entries growing with the table: a cap on
+	 * the entries' need does not hold).
+	 */
+	{
+		uint64_t	need = ((header_items(cf) + 1) * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * cf->b - 1) /
+			((uint64_t) CF_V2_SPLIT_NUM * cf->b);
+		uint64_t	cap = (cf->max_kicks < 8 ? 2 : 1) * CF_V2_RELIEVE_CAP * need + 256;
+
+		if (limit > cap)
+			limit = cap;
+	}
 
 	while (victim_in_use(cf) && cf->m < limit)
 	{
@@ -2047,6 +2173,14 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 					v2_add_entries(dst, -1);
 					if (first)
 						(*added)--;
+					/* as an insert does: split to free the victim slot, and
+					 * place anew (the splits may have moved this bucket) */
+					if (dst->grows)
+					{
+						v2_relieve(dst);
+						if (!victim_in_use(dst))
+							return rehome(dst, fp, a, L, gen, q, n - have, added, first);
+					}
 					return false;
 				}
 			}
@@ -2057,14 +2191,49 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 	return true;
 }
 
-/* Every entry of src (slots and victim) into dst, which has src's f, t, g, c. */
+/*
+ * Every entry of src (slots and victim) into dst, which has src's f, t, g, c.
+ *
+ * A union counts items, not copies: src's entries exceed its items by the
+ * copies its splits made (and by what removes left of them), so the items
+ * it adds are, per generation, src's items in the share of src's entries
+ * (slots and victim, counted first) that were new in dst (an entry dst
+ * already held as often adds none): after each entry, the generation's
+ * count is brought to round(new * items / entries), at most the items and
+ * the new entries.
+ * Disjoint filters add exactly their items; a filter unioned with itself
+ * adds none.  The items grow as the entries go in (the relief's cap reads
+ * them).
+ */
 static bool
 pour(cf_filter *dst, const cf_filter *src, bool as_union)
 {
 	uint32_t	vb = 0,
 				ve = 0;
 	bool		vic = v2_victim(src, &vb, &ve);
+	uint64_t	had[256],
+				fresh[256],
+				done[256];
 
+	memset(had, 0, sizeof had);
+	memset(fresh, 0, sizeof fresh);
+	memset(done, 0, sizeof done);
+	if (as_union)
+	{
+		for (uint32_t i = 0; i < src->m; i++)
+		{
+			CF_CHECK_INTERRUPTS(i);
+			for (uint32_t j = 0; j < src->b; j++)
+			{
+				uint32_t	e = rd_slot(src, i, j);
+
+				if (e != 0)
+					had[slot_gen(src, e)]++;
+			}
+		}
+		if (vic)
+			had[slot_gen(src, ve)]++;
+	}
 	for (uint32_t i = 0; i < src->m; i++)
 	{
 		uint32_t	s[9],
@@ -2081,7 +2250,8 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 			uint32_t	L,
 						a,
 						want = 0,
-						added = 0;
+						added = 0,
+						gen = slot_gen(src, s[x]);
 			bool		dup = false;
 
 			if (as_union)
@@ -2094,13 +2264,26 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 					want += s[y] == s[x];
 			}
 			a = slot_known(src, i, s[x], &L);
-			if (!rehome(dst, s[x] & src->fp_mask, a, L, slot_gen(src, s[x]), i % src->c,
+			if (!rehome(dst, s[x] & src->fp_mask, a, L, gen, i % src->c,
 						want, &added, true))
 				return false;
 			if (as_union && added)
 			{
-				for (uint32_t y = 0; y < added; y++)
-					v2_item_added(dst, slot_gen(src, s[x]));
+				uint64_t	items = src->g ? rd64(gi_at(src, gen)) : cf_items(src),
+							goal;
+
+				/* fresh <= had <= 2^35 and items <= had: below 2^64 for
+				 * any filter within CF_MAX_BYTES */
+				fresh[gen] += added;
+				goal = (fresh[gen] * items + had[gen] / 2) / had[gen];
+				if (goal > items)
+					goal = items;
+				/* never more items than new entries (a generation's count
+				 * may exceed its entries: raised entries, valid values) */
+				if (goal > fresh[gen])
+					goal = fresh[gen];
+				for (; done[gen] < goal; done[gen]++)
+					v2_item_added(dst, gen);
 			}
 		}
 	}
@@ -2337,20 +2520,28 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
  * ------------------------------------------------------------------------ */
 
 /*
- * Bucket count of the compacted filter: the fewer of (a) the smallest
+ * Bucket counts of the compacted filter, tried in order until the entries fit
+ * (cf_compact_try_bytes).  Attempt 0 is the fewer of (a) the smallest
  * c * 2^k that holds the entries at the version-1 target load (all buckets
  * of one resolution), and, for a growing filter, (b) the smallest m >= c at
- * the growth load CF_V2_LOAD (linear hashing: between two powers of two the
- * unsplit buckets cover twice the addresses of the split ones, and a table
- * at load 0.94 with half its buckets split fails its kick walks).
+ * the growth load CF_V2_LOAD.  A table poured at once, without splits and
+ * without the relief a growing filter has, can fail its kick walks at that
+ * load (linear hashing: between two powers of two the unsplit buckets cover
+ * twice the addresses of the split ones): a growing filter then tries
+ * (b) + a * ceil((b) / 8) for a = 1, 2, ..., up to CF_COMPACT_TRIES, a fixed
+ * one the next powers of two.  Every candidate is smaller than the source.
  */
+#define CF_COMPACT_TRIES	24
+
 static uint32_t
-compact_buckets(const cf_filter *src)
+compact_buckets(const cf_filter *src, uint32_t attempt)
 {
 	uint64_t	e = v2_entries(src);
 	double		load = cf_target_load(src->b);
 	uint64_t	m = src->c;
 
+	if (attempt > CF_COMPACT_TRIES)
+		return 0;
 	while ((double) e > (double) m * src->b * load)
 		m <<= 1;
 	if (src->grows)
@@ -2360,32 +2551,69 @@ compact_buckets(const cf_filter *src)
 
 		if (lin < src->c)
 			lin = src->c;
-		if (lin < m)
-			m = lin;
+		if (attempt == 0)
+		{
+			if (lin < m)
+				m = lin;
+		}
+		else
+			m = lin + (uint64_t) attempt * ((lin + 7) / 8);
 	}
-	if (m > src->m)
-		m = src->m;
+	else
+		m <<= attempt;
+	if (attempt == 0 && m > src->m)
+		m = src->m;				/* attempt 0 may give the source's size */
+	else if (attempt > 0 && m >= src->m)
+		return 0;
 	return (uint32_t) m;
 }
 
 size_t
-cf_compact_bytes(const cf_filter *src)
+cf_compact_try_bytes(const cf_filter *src, uint32_t attempt, uint32_t *m)
 {
+	uint32_t	n;
+
+	*m = 0;
+	if (src->version != CF_VERSION_2 || (n = compact_buckets(src, attempt)) == 0)
+		return 0;
+	*m = n;
+	return (size_t) cf2_total_bytes(n, src->b, src->w, src->g);
+}
+
+size_t
+cf_compact_fresh_bytes(const cf_filter *src)
+{
+	uint64_t	n = cf_items(src),
+				m;
+
 	if (src->version != CF_VERSION_2)
 		return 0;
-	return (size_t) cf2_total_bytes(compact_buckets(src), src->b, src->w, src->g);
+	m = (n * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * src->b - 1) /
+		((uint64_t) CF_V2_SPLIT_NUM * src->b);
+	/* no compaction goes below the creation mantissa c (nor, for a fixed
+	 * filter, off c * 2^k) */
+	if (m < src->c)
+		m = src->c;
+	if (!src->grows)
+	{
+		uint64_t	f = src->c;
+
+		while (f < m)
+			f <<= 1;
+		m = f;
+	}
+	return (size_t) cf2_total_bytes(m, src->b, src->w, src->g);
 }
 
 cf_status
-cf_compact_into(const cf_filter *src, void *dst, size_t len)
+cf_compact_try_into(const cf_filter *src, uint32_t m, void *dst, size_t len)
 {
 	cf_filter	d;
 	uint8_t    *h = dst;
-	uint32_t	m;
 
-	if (src->version != CF_VERSION_2 || len != cf_compact_bytes(src))
+	if (src->version != CF_VERSION_2 || m < src->c || m > src->m ||
+		len != cf2_total_bytes(m, src->b, src->w, src->g))
 		return CF_SHAPE_MISMATCH;
-	m = compact_buckets(src);
 	memcpy(h, src->buf, src->hdr);
 	memset(h + src->hdr, 0, len - src->hdr);
 	wr32(h + CF_V2_OFF_NUM_BUCKETS, m);
@@ -2400,6 +2628,24 @@ cf_compact_into(const cf_filter *src, void *dst, size_t len)
 	d.grows = src->grows;
 	CF_ASSERT_VALID(&d, "cf_compact_into");
 	return CF_OK;
+}
+
+size_t
+cf_compact_bytes(const cf_filter *src)
+{
+	uint32_t	m;
+
+	return cf_compact_try_bytes(src, 0, &m);
+}
+
+cf_status
+cf_compact_into(const cf_filter *src, void *dst, size_t len)
+{
+	uint32_t	m;
+
+	if (src->version != CF_VERSION_2 || len != cf_compact_try_bytes(src, 0, &m))
+		return CF_SHAPE_MISMATCH;
+	return cf_compact_try_into(src, m, dst, len);
 }
 
 /* ------------------------------------------------------------------------

@@ -790,6 +790,7 @@ run_v2(const uint8_t *d, size_t n)
 	uint64_t	salt = d[5],
 				fresh_ctr = 0;
 	int			ops = 0;
+	uint32_t	m_before = 0;
 	size_t		len;
 
 	FZ_CHECK(M, "oom");
@@ -1004,10 +1005,43 @@ run_v2(const uint8_t *d, size_t n)
 				break;
 		}
 		if (getenv("V2TRACE"))
-			fprintf(stderr, "step %d op %u arg %u: items %llu model %llu exact %d m %u victim %d\n", ops, op, arg,
-					(unsigned long long) cf_items(&A), (unsigned long long) v2m_size(M), (int) M->exact, A.m,
-					(int) cf_victim_used(&A));
+		{
+			cf_info		I;
+
+			cf_get_info(&A, &I);
+			fprintf(stderr, "step %d op %u arg %u: items %llu model %llu exact %d m %u entries %llu victim %d\n",
+					ops, op, arg, (unsigned long long) cf_items(&A), (unsigned long long) v2m_size(M),
+					(int) M->exact, A.m, (unsigned long long) I.entries, (int) cf_victim_used(&A));
+		}
 		v2_check(&A, M, "after v2 step");
+		/*
+		 * Proportional growth: a step that split buckets leaves no more than
+		 * a small multiple of the buckets its items need at the growth load
+		 * 0.9 (the core caps the relief at 4x the entries' need + 256; the
+		 * entries exceed the items by the copies splits and unions make).
+		 * The finding regress/ops2/growth-blowup.bin tripled the table at
+		 * every refused insert: 211 -> 2,339,162 buckets for 313 items (its
+		 * entries, mostly copies, grew with the table).
+		 */
+		if (m_before && A.m > m_before)
+		{
+			cf_info		I;
+
+			/*
+			 * ... or twice what its entries need: with few tail bits (t = 2
+			 * or 3, which cuckoo_create never makes) or after unions of
+			 * filters much smaller than the result, most entries know no
+			 * spare bit and every split copies them, so the entries grow
+			 * with the table at the growth load (DESIGN.md, "Growth and
+			 * rotation": the copies)
+			 */
+			cf_get_info(&A, &I);
+			FZ_CHECK((uint64_t) A.m <= 16 * (cf_items(&A) * 10 / 36 + 1) + 1024 ||
+					 (uint64_t) A.m <= 2 * (I.entries * 10 / 36 + 1) + 1024,
+					 "growth out of proportion: %u buckets for %llu items, %llu entries", A.m,
+					 (unsigned long long) cf_items(&A), (unsigned long long) I.entries);
+		}
+		m_before = A.m;
 	}
 	free(A.buf);
 	free(M);

@@ -1462,9 +1462,130 @@ done:
 	free(out);
 }
 
+/*
+ * cuckoo_shrink's case (issue "Growing filters that union and shrink"):
+ * created for 100, 100,000 values added, all but the first 1,000 removed.
+ * The compaction's candidates are tried in order as cuckoo_shrink does; the
+ * first that holds the entries is within 2x of a growing filter made for
+ * the items, answers the same, and loses nothing.
+ */
+static void
+test_shrink_after_loss(void)
+{
+	gfilt		G = {{0}};
+	uint32_t	m = 0,
+				a;
+	size_t		len = 0,
+				fresh;
+	uint8_t    *dst = NULL;
+	cf_filter	D;
+	cf_status	st = CF_FULL;
+	char		name[256] = "compact: 100 -> 100,000 -> 1,000 values";
+
+	t_begin();
+	REQUIRE(ggrowing(&G, 100, 0.01));
+	for (uint64_t i = 0; i < 100000; i++)
+		CHECK(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK, "insert %llu", (unsigned long long) i);
+	for (uint64_t i = 1000; i < 100000; i++)
+		CHECK(cf_remove(&G.cf, cf_hash_u64(i)), "remove %llu", (unsigned long long) i);
+	fresh = cf_compact_fresh_bytes(&G.cf);
+	for (a = 0; (len = cf_compact_try_bytes(&G.cf, a, &m)) > 0; a++)
+	{
+		free(dst);
+		dst = malloc(len);
+		REQUIRE(dst);
+		if ((st = cf_compact_try_into(&G.cf, m, dst, len)) == CF_OK)
+			break;
+		CHECK(st == CF_FULL, "cf_compact_try_into: %s", stname(st));
+	}
+	REQUIRE(st == CF_OK);
+	CHECK(a > 0, "attempt 0 (load 0.90 poured at once) held the entries: the retry is untested");
+	CHECK(len <= 2 * fresh, "compacted to %zu bytes, more than 2x the %zu of a growing filter for its items", len, fresh);
+	cf_open(&D, dst, len);
+	CHECK(cf_validate(D.buf, D.len, NULL, 0), "compacted filter invalid");
+	CHECK(cf_items(&D) == 1000, "items %llu after compaction", (unsigned long long) cf_items(&D));
+	for (uint64_t i = 0; i < 1000; i++)
+		CHECK(cf_contains(&D, cf_hash_u64(i)), "false negative of %llu after compaction", (unsigned long long) i);
+	for (uint64_t i = 1000; i < 100000; i++)
+		CHECK(cf_contains(&D, cf_hash_u64(i)) == cf_contains(&G.cf, cf_hash_u64(i)),
+			  "compaction changed the answer for %llu", (unsigned long long) i);
+	snprintf(name, sizeof name,
+			 "compact: 100 -> 100,000 -> 1,000 values: %zu -> %zu bytes at attempt %u (a growing filter for 1,000: %zu)",
+			 G.cf.len, len, a, fresh);
+done:
+	t_end(name);
+	free(dst);
+	free(G.cf.buf);
+}
+
+/*
+ * Unions of growing filters of one creation shape, built as the issue's
+ * cases: `parts` filters created for `cap`, `per` distinct values each,
+ * folded with cf_union_into.  Asserted: no false negative of any value of
+ * the parts merged, items within 1% of their distinct values and never
+ * above, a valid filter, and (expect_ok) no refusal.  Reported: the parts
+ * merged, the result's size and its false-positive rate on absent values.
+ */
+static void
+test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
+{
+	gfilt		U = {{0}};
+	uint32_t	merged = 0;
+	cf_status	st = CF_OK;
+	double		fpr,
+				part_fpr = 0;
+	char		name[320] = "union: growing filters of one creation shape";
+	uint64_t	distinct,
+				fn = 0;
+
+	t_begin();
+	REQUIRE(ggrowing(&U, cap, 0.01));
+	for (uint32_t d = 0; d < parts; d++)
+	{
+		gfilt		P = {{0}};
+
+		REQUIRE(ggrowing(&P, cap, 0.01));
+		for (uint64_t i = 0; i < per; i++)
+			CHECK(cf_insert(&P.cf, cf_hash_u64(d * per + i)) == CF_OK, "insert into part %u", d);
+		if (d == 0)
+			part_fpr = gfpr(&P.cf, 4242, 200000);
+		st = cf_union_into(&U.cf, &P.cf);
+		free(P.cf.buf);
+		if (st != CF_OK)
+			break;
+		merged++;
+	}
+	if (expect_ok)
+		CHECK(st == CF_OK, "union of part %u refused: %s", merged, stname(st));
+	REQUIRE(gvalid(&U, "after the unions"));
+	distinct = (uint64_t) merged * per;
+	for (uint64_t i = 0; i < distinct; i++)
+		fn += !cf_contains(&U.cf, cf_hash_u64(i));
+	CHECK(fn == 0, "%llu false negatives", (unsigned long long) fn);
+	/* a refused union leaves the part it was merging partly merged */
+	CHECK(cf_items(&U.cf) <= distinct + (st == CF_OK ? 0 : per) && cf_items(&U.cf) * 100 >= distinct * 99,
+		  "items %llu for %llu distinct values", (unsigned long long) cf_items(&U.cf),
+		  (unsigned long long) distinct);
+	fpr = gfpr(&U.cf, 777, 1000000);
+	snprintf(name, sizeof name,
+			 "union: %u growing filters created for %llu with %llu values each: %u merged%s, "
+			 "items %llu of %llu, %zu bytes, fpr %.4f (one part: %.4f)",
+			 parts, (unsigned long long) cap, (unsigned long long) per, merged,
+			 st == CF_OK ? "" : " (then 54000)", (unsigned long long) cf_items(&U.cf),
+			 (unsigned long long) distinct, U.cf.len, fpr, part_fpr);
+done:
+	t_end(name);
+	free(U.cf.buf);
+}
+
 void
 run_growth_tests(void)
 {
+	test_shrink_after_loss();
+	test_union_parts(10, 100, 100000, true);	/* 10 filters grown 1,000x */
+	test_union_parts(8, 100, 3000, true);
+	test_union_parts(100, 100, 3000, false);	/* the issue's: not all fit yet */
+	test_union_parts(30, 1000, 100000, false);	/* the README's 30-day rollup */
 	test_lookup_shapes();
 	test_lookup_random();
 	test_lookup_fast_shapes();

@@ -534,7 +534,8 @@ export function defineFilterV2(Filter, ctx) {
     // entry e of bucket i into i, its alternate, else by a random walk of
     // kicks seeded from (seed, i, e); what is left in hand goes to the victim
     // slot, which must be free.  True if it went into the table.
-    _store(i, e, sh, sl) {
+    // journal: v2_store_j's recorded walk, at most 1023 kicks
+    _store(i, e, sh, sl, journal) {
       if (this._place2(i, e)) return true;
       const j = this._slotAlt(i, e);
       const e2 = this._e2;
@@ -545,7 +546,7 @@ export function defineFilterV2(Filter, ctx) {
         rng.next();
         if (rng.rl & 1) { cur = j; ce = e2; }
       }
-      const b = this.b, kicks = this.maxKicks;
+      const b = this.b, kicks = journal ? Math.min(this.maxKicks, 1024) : this.maxKicks;
       for (let n = 1; n < kicks; n++) {
         rng.next();
         const j0 = rng.rh & (b - 1);
@@ -596,10 +597,15 @@ export function defineFilterV2(Filter, ctx) {
       if (!this.grows || newLen > MAX_BYTES || this.m + 1 > 0xFFFFFFFF) return -1;
       const vic = this._victim();
       const vb = this._vb, ve = this._ve;
+      let saved = null;
       if (vic && vb === p && this._slotS(ve) === 0) {
         let allVoid = true;
         for (let x = 0; x < this.b; x++) allVoid = allVoid && this._slotS(this._slot(p, x)) === 0;
-        if (allVoid) return -1;
+        // both halves get the b copies and a copy of the victim
+        if (allVoid) {
+          if (this.maxKicks === 0) return -1;
+          saved = this._buf.slice();
+        }
       }
       this._resize(newLen);
       const old = [];
@@ -621,12 +627,30 @@ export function defineFilterV2(Filter, ctx) {
         this._clearVictim();
         const n = this._splitForms(ve, p, jn, forms);
         if (n === 2) this._addEntries(1);
-        // the forms that fit first; at most one needs a walk
-        let walk = 2;
-        for (let y = 0; y < n; y++) if (!this._place2(forms[2 * y], forms[2 * y + 1])) walk = y;
-        if (walk < 2) {
-          const e = this.entries;
-          this._store(forms[2 * walk], forms[2 * walk + 1], Math.floor(e / 4294967296) >>> 0, e >>> 0);
+        // the forms that fit first; then the walks
+        const left = [];
+        for (let y = 0; y < n; y++) if (!this._place2(forms[2 * y], forms[2 * y + 1])) left.push(y);
+        const e = this.entries;
+        if (left.length === 1) {
+          this._store(forms[2 * left[0]], forms[2 * left[0] + 1], Math.floor(e / 4294967296) >>> 0, e >>> 0);
+        } else if (left.length === 2) {
+          // v2_split: the first walks (recorded); if it ends in the victim
+          // slot the second must fit its bucket or alternate, else the split
+          // is taken back
+          const b0 = forms[0], f0 = forms[1], b1 = forms[2], f1 = forms[3];
+          if (this._store(b0, f0, Math.floor(e / 4294967296) >>> 0, e >>> 0, true)) {
+            const e1 = this.entries;
+            this._store(b1, f1, Math.floor(e1 / 4294967296) >>> 0, (e1 ^ 1) >>> 0);
+          } else if (!this._place2(b1, f1)) {
+            const ja = this._slotAlt(b1, f1);
+            if (ja < 0 || !this._place2(ja, this._e2)) {
+              this._buf = this._mem.subarray(0, saved.length);
+              this._buf.set(saved);
+              this._mem.fill(0, saved.length, this._mem.length);
+              this._geometry();
+              return -1;
+            }
+          }
         }
       } else this._victimTryDirect();
       return copies;
@@ -670,7 +694,12 @@ export function defineFilterV2(Filter, ctx) {
       const small = this.m < 256 ? this.m : 256;
       let extra = Math.max(Math.floor(this.m / 8), small);
       if (this.maxKicks < 8) extra = 2 * this.m;
-      const limit = this.m + extra + 1;
+      let limit = this.m + extra + 1;
+      // proportional growth: at most 4x (8x with max_kicks < 8) the buckets
+      // the items need at the growth load, plus 256
+      const need = Math.floor(((this.items + 1) * 10 + 9 * this.b - 1) / (9 * this.b));
+      const cap = (this.maxKicks < 8 ? 2 : 1) * 4 * need + 256;
+      if (limit > cap) limit = cap;
       let n = 0;
       while (this.victimUsed && this.m < limit) {
         if (this._split() < 0) break;
@@ -934,6 +963,11 @@ export function defineFilterV2(Filter, ctx) {
             if (!(j >= 0 && this._place2(j, this._e2))) {
               this._addEntries(-1);
               if (first) this._added--;
+              // as an insert does: split to free the victim slot
+              if (this.grows) {
+                this._relieve();
+                if (!this.victimUsed) return this._rehome(fp, a, L, gen, q, n - have, first);
+              }
               return false;
             }
           } else {
@@ -949,10 +983,20 @@ export function defineFilterV2(Filter, ctx) {
     }
 
     // every entry of src (slots and victim) into this filter (pour, as a union)
+    // items added per generation in the share of src's entries that were
+    // new here: round(new * items / entries), at most the items
     _pour(src) {
       const vic = src._victim();
       const vb = src._vb, ve = src._ve;
       const s = new Array(9);
+      const had = new Map(), fresh = new Map(), done = new Map();
+      for (let i = 0; i < src.m; i++) {
+        for (let j = 0; j < src.b; j++) {
+          const e = src._slot(i, j);
+          if (e !== 0) had.set(src._slotGen(e), (had.get(src._slotGen(e)) || 0) + 1);
+        }
+      }
+      if (vic) had.set(src._slotGen(ve), (had.get(src._slotGen(ve)) || 0) + 1);
       for (let i = 0; i < src.m; i++) {
         let n = 0;
         for (let j = 0; j < src.b; j++) if ((s[n] = src._slot(i, j)) !== 0) n++;
@@ -966,7 +1010,17 @@ export function defineFilterV2(Filter, ctx) {
           const gen = src._slotGen(s[x]);
           this._added = 0;
           if (!this._rehome((s[x] & src.fpMask) >>> 0, a, src._L, gen, i % src.c, want, true)) return false;
-          for (let y = 0; y < this._added; y++) this._itemAdded(gen);
+          if (this._added) {
+            const items = src.g ? rd64(src._buf, HEADER_2 + 8 * gen) : src.items;
+            const f = (fresh.get(gen) || 0) + this._added;
+            const h = had.get(gen);
+            fresh.set(gen, f);
+            let goal = Number((BigInt(f) * BigInt(items) + BigInt(Math.floor(h / 2))) / BigInt(h));
+            if (goal > items) goal = items;
+            if (goal > f) goal = f;
+            for (let y = done.get(gen) || 0; y < goal; y++) this._itemAdded(gen);
+            if (goal > (done.get(gen) || 0)) done.set(gen, goal);
+          }
         }
       }
       return true;

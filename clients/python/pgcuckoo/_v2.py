@@ -417,6 +417,8 @@ def _make_int_probe(flt):
 # ---------------------------------------------------------------------------
 
 SPLIT_NUM, SPLIT_DEN = 9, 10        # split while 10 (entries + extra) > 9 b m
+RELIEVE_CAP = 4                     # relieve: at most 4x the buckets the items need
+JOURNAL = 1024                      # v2_store_j: a recorded walk's slot writes
 MAX_KEEP = 255
 
 
@@ -545,9 +547,10 @@ class _Mut:
         _wr32(self._buf, OFF_VICTIM_BUCKET, 0)
         _wr32(self._buf, OFF_VICTIM_SLOT, 0)
 
-    def _store(self, i, e, seed):
+    def _store(self, i, e, seed, journal=False):
         """v2_store: e into bucket i, its alternate, else by a kick walk whose
-        last entry in hand goes to the (free) victim slot; True if in the table."""
+        last entry in hand goes to the (free) victim slot; True if in the table.
+        journal: v2_store_j's recorded walk, at most JOURNAL - 1 kicks."""
         if self._place(i, e):
             return True
         alt = self._slot_alt(i, e)
@@ -558,7 +561,8 @@ class _Mut:
         if alt is not None and rng.next() & 1:
             cur, ce = alt
         b = self.b
-        for _ in range(1, self.max_kicks):
+        kicks = min(self.max_kicks, JOURNAL) if journal else self.max_kicks
+        for _ in range(1, kicks):
             j0 = (rng.next() >> 32) & (b - 1)
             moved = False
             for d in range(b):
@@ -625,9 +629,13 @@ class _Mut:
             return None
         p, j = self.split, m
         v = self._victim()
-        if v is not None and v[0] == p and self._s(v[1]) == 0:
-            if all(self._s(x) == 0 for x in self._slots(p)):
+        saved = None
+        if (v is not None and v[0] == p and self._s(v[1]) == 0
+                and all(self._s(x) == 0 for x in self._slots(p))):
+            # both halves get the b copies and a copy of the victim
+            if self.max_kicks == 0:
                 return None
+            saved = (bytes(self._buf), list(self._words) if self._words else self._words)
         buf = self._buf
         buf.extend(bytes(newlen - len(buf)))
         if self._words:
@@ -653,12 +661,24 @@ class _Mut:
             forms = self._split_forms(v[1], p, j)
             if len(forms) == 2:
                 self._set_entries(self.entries + 1)
-            walk = None
-            for y, (bk, fm) in enumerate(forms):
-                if not self._place(bk, fm):
-                    walk = y
-            if walk is not None:
-                self._store(forms[walk][0], forms[walk][1], self.entries)
+            left = [y for y, (bk, fm) in enumerate(forms) if not self._place(bk, fm)]
+            if len(left) == 1:
+                self._store(forms[left[0]][0], forms[left[0]][1], self.entries)
+            elif len(left) == 2:
+                # v2_split: the first walks (recorded); if it ends in the
+                # victim slot the second must fit its bucket or alternate,
+                # else the split is taken back
+                (b0, f0), (b1, f1) = forms
+                if self._store(b0, f0, self.entries, journal=True):
+                    self._store(b1, f1, self.entries ^ 1)
+                elif not self._place(b1, f1):
+                    alt = self._slot_alt(b1, f1)
+                    if alt is None or not self._place(alt[0], alt[1]):
+                        self._buf[:] = saved[0]
+                        self._words = saved[1]
+                        self.m = m
+                        self._set_geometry()
+                        return None
         else:
             self._victim_try_direct()
         return copies
@@ -696,6 +716,12 @@ class _Mut:
         if self.max_kicks < 8:
             extra = 2 * m
         limit = m + extra + 1
+        # proportional growth: at most 4x (8x with max_kicks < 8) the
+        # buckets the items need at the growth load, plus 256
+        need = ((self.items + 1) * SPLIT_DEN + SPLIT_NUM * self.b - 1) // (SPLIT_NUM * self.b)
+        cap = (2 if self.max_kicks < 8 else 1) * RELIEVE_CAP * need + 256
+        if limit > cap:
+            limit = cap
         n = 0
         while self._buf[7] & FLAG_VICTIM and self.m < limit:
             if self._split() is None:
@@ -919,6 +945,11 @@ class _Mut:
                         self._set_entries(self.entries - 1)
                         if first:
                             added[0] -= 1
+                        # as an insert does: split to free the victim slot
+                        if self.grows:
+                            self._relieve()
+                            if not self._buf[7] & FLAG_VICTIM:
+                                return self._rehome(fp, a, L, gen, q, n - have, added, first)
                         return False
                 elif not self._store(i, e, self.entries ^ (i << 20)) and self.grows:
                     self._relieve()
@@ -926,8 +957,17 @@ class _Mut:
         return True
 
     def _pour(self, src):
+        """pour (as a union): items added per generation in the share of
+        src's entries that were new here, round(new * items / entries)."""
         v = src._victim()
         fr = src.fp_range
+        had, fresh, done = {}, {}, {}
+        for i in range(src.m):
+            for e in src._slots(i):
+                if e:
+                    had[src._gen(e)] = had.get(src._gen(e), 0) + 1
+        if v is not None:
+            had[src._gen(v[1])] = had.get(src._gen(v[1]), 0) + 1
         for i in range(src.m):
             s = [e for e in src._slots(i) if e]
             if v is not None and v[0] == i:
@@ -941,8 +981,13 @@ class _Mut:
                 gen = src._gen(e)
                 if not self._rehome(e & fr, a, L, gen, i % src.c, want, added, True):
                     return False
-                for _ in range(added[0]):
-                    self._item_added(gen)
+                if added[0]:
+                    items = src._gi(gen) if src.g else src.items
+                    fresh[gen] = fresh.get(gen, 0) + added[0]
+                    goal = min((fresh[gen] * items + had[gen] // 2) // had[gen], items, fresh[gen])
+                    while done.get(gen, 0) < goal:
+                        self._item_added(gen)
+                        done[gen] = done.get(gen, 0) + 1
         return True
 
 
