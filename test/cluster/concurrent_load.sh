@@ -50,7 +50,7 @@ echo "# $(grep -cE 'server closed|terminat|connection' "$TMPDIR/pgbench2.log") p
 # shared memory is free only when the last one has
 for i in $(seq 1 60); do
   alive=0
-  for c in $children; do kill -0 "$c" 2>/dev/null && alive=1; done
+  for c in $postmaster $children; do kill -0 "$c" 2>/dev/null && alive=1; done
   [ "$alive" = 0 ] && break
   sleep 1
 done

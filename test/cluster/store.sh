@@ -99,7 +99,9 @@ wait "$bench"
 echo "# crash phase: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench2.log" | sed 's/.*: //') transactions before the kill"
 for i in $(seq 1 60); do
   alive=0
-  for c in $children; do kill -0 "$c" 2>/dev/null && alive=1; done
+  # the postmaster too: until its parent has reaped it, a new one refuses
+  # to start on its lock files (seen in the Debian 11 tree)
+  for c in $postmaster $children; do kill -0 "$c" 2>/dev/null && alive=1; done
   [ "$alive" = 0 ] && break
   sleep 1
 done
