@@ -112,7 +112,8 @@ for f in "$($PG_CONFIG --pkglibdir)/cuckoo.so" "$($PG_CONFIG --sharedir)/extensi
   check "package ships $f" 1 "$(grep -cx "$f" "$tmp/files")"
 done
 # and every SQL script the Makefile installs (older versions, update scripts)
-for s in $(sed -n 's/^DATA *= *//p' Makefile); do
+# (the DATA line may continue over several lines with a backslash)
+for s in $(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' Makefile | sed -n 's/^DATA *= *//p'); do
   check "package ships $s" 1 "$(grep -cx "$($PG_CONFIG --sharedir)/extension/$s" "$tmp/files")"
 done
 
