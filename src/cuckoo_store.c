@@ -401,11 +401,14 @@ store_check_kind(Store *s, const ValueHasher *vh)
  * Opens the store (inside an SPI connection): checks the relation, gets its
  * plans and reads its header row.  For a change, a store that has no value
  * family yet gets vh's, under a lock on the header row; a family that
- * differs from vh's is an error either way.
+ * differs from vh's is an error either way.  A probe (read_only) reads the
+ * header under the query's snapshot; the changing functions (volatile,
+ * read_only false, a remove too) under a new one, as their segment reads:
+ * they see what calls before them in the same statement changed.
  */
 static void
 store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
-		   bool change)
+		   bool change, bool read_only)
 {
 	StoreCallCache *cc = store_call_cache(fcinfo);
 
@@ -413,7 +416,7 @@ store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 	s->relid = relid;
 	s->name = get_rel_name(relid);
 	s->entry = store_entry(relid, cc->filter_type);
-	s->header = store_read(s, STORE_HEADER, false, false, !change, true);
+	s->header = store_read(s, STORE_HEADER, false, false, read_only, true);
 	if (s->header == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -590,7 +593,7 @@ store_change(FunctionCallInfo fcinfo, StoreOp op, bool array)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, vh, op != OP_REMOVE);
+	store_open(&s, fcinfo, relid, vh, op != OP_REMOVE, false);
 	if (!array)
 	{
 		uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
@@ -810,7 +813,7 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		store_open(&s, fcinfo, relid, vh, false);
+		store_open(&s, fcinfo, relid, vh, false, true);
 		probe_cache_reset(fcinfo, pc, &s);
 	}
 	seg = (int32) cf_store_segment(h, (uint32) s.nsegments);
@@ -857,7 +860,7 @@ cuckoo_store_contains_array(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, vh, false);
+	store_open(&s, fcinfo, relid, vh, false, true);
 	items = store_route_array(&s, vh, arr, &n, &ne, &nulls);
 	out = palloc0(sizeof(Datum) * Max(ne, 1));
 	for (int i = 0; i < n;)
@@ -1044,7 +1047,7 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, NULL, false);
+	store_open(&s, fcinfo, relid, NULL, false, true);
 	kind = cf_kind_name(cf_kind_of(&s.hcf));
 	portal = SPI_cursor_open(NULL, s.entry->plans[PLAN_ALL], &arg, NULL, true);
 	for (;;)
