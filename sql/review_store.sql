@@ -10,6 +10,16 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
+-- rvs_value(sql): the statement's first value as text, or its error
+CREATE FUNCTION rvs_value(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE q INTO r;
+  RETURN r;
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
 
 -- names: quotes, dots and semicolons inside quoted identifiers, a schema
 -- that is not on search_path; the store is found by its OID afterwards
@@ -80,6 +90,22 @@ SELECT rvs_state($$SELECT cuckoo_store_add_array('"rv 2".h', ARRAY(SELECT genera
 UPDATE "rv 2".h SET f = cuckoo_add(cuckoo_create(50), 'y'::text) WHERE segment = 1;
 SELECT rvs_state($$SELECT cuckoo_store_contains_array('"rv 2".h', ARRAY(SELECT generate_series(1, 500)))$$);
 SELECT rvs_state($$SELECT cuckoo_store_remove_array('"rv 2".h', ARRAY(SELECT generate_series(1, 500)))$$);
+
+-- two rows for one segment (its primary key dropped, an empty copy of a
+-- segment inserted): a clear error (22023) for probes and changes, rather
+-- than an answer from one of the two rows
+ALTER TABLE "rv 2".same DROP CONSTRAINT same_pkey;
+SELECT cuckoo_store_add_array('"rv 2".same', ARRAY(SELECT generate_series(100, 200)));
+INSERT INTO "rv 2".same SELECT segment, cuckoo_create(10), NULL, NULL, NULL FROM "rv 2".same WHERE segment >= 0;
+-- (the original rows rewritten, so that a scan meets the empty copies first)
+UPDATE "rv 2".same SET f = f WHERE segment >= 0 AND (cuckoo_info(f)).items > 0;
+SELECT rvs_value($$SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('"rv 2".same', g))
+                   FROM generate_series(100, 200) g$$) AS false_negatives;
+SELECT rvs_value($$SELECT count(*) FILTER (WHERE NOT a)
+                   FROM unnest(cuckoo_store_contains_array('"rv 2".same', ARRAY(SELECT generate_series(100, 200)))) a$$)
+       AS false_negatives;
+SELECT rvs_state($$SELECT cuckoo_store_add('"rv 2".same', 9)$$);
+SELECT rvs_state($$SELECT cuckoo_store_remove_array('"rv 2".same', ARRAY[100, 101])$$);
 
 -- relations that are not ordinary tables: 42809
 CREATE TABLE "rv 2".parted (segment int4, f cuckoofilter NOT NULL, fpr float8, capacity int8,

@@ -322,13 +322,20 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 	Datum		d;
 	bool		isnull;
 
+	/* two rows asked: a second row for the segment is an error, not a guess */
 	rc = SPI_execute_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
-						  &arg, NULL, read_only, 1);
+						  &arg, NULL, read_only, 2);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
 			 SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		return NULL;
+	if (SPI_processed > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+						s->name, segment),
+				 errhint("A store's table keeps its primary key on segment.")));
 	tup = SPI_tuptable->vals[0];
 	td = SPI_tuptable->tupdesc;
 	d = SPI_getbinval(tup, td, 1, &isnull);
