@@ -135,7 +135,40 @@ SELECT rvs_state($$SELECT cuckoo_store_contains_array('"rv 2".rls', ARRAY(SELECT
 SELECT rvs_state($$SELECT cuckoo_store_add_array('"rv 2".rls', ARRAY(SELECT generate_series(101, 200)))$$);
 RESET ROLE;
 SELECT items FROM cuckoo_store_info('"rv 2".rls');
+-- a policy that depends on a setting: one call site of
+-- cuckoo_store_contains, probing again after the setting changed under an
+-- unchanged snapshot, must not answer from the segment it read before
+SELECT cuckoo_store_create('"rv 2".rls2', 3000)::text AS created;
+SELECT cuckoo_store_add_array('"rv 2".rls2', ARRAY(SELECT generate_series(1, 100)));
+GRANT SELECT ON "rv 2".rls2 TO regress_rv_reader;
+ALTER TABLE "rv 2".rls2 ENABLE ROW LEVEL SECURITY;
+CREATE POLICY sel ON "rv 2".rls2 FOR SELECT
+  USING (segment <> 1 OR current_setting('rv.hide', true) IS DISTINCT FROM 'yes');
+SELECT min(g) AS k FROM generate_series(1, 100) g
+ WHERE cuckoo_contains((SELECT f FROM "rv 2".rls2 WHERE segment = 1), g)
+   AND NOT cuckoo_contains((SELECT f FROM "rv 2".rls2 WHERE segment = 0), g) \gset
+CREATE FUNCTION pg_temp.rv_probe_twice(k int) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+  out text[] := '{}';
+  r bool;
+BEGIN
+  FOR i IN 1..2 LOOP
+    PERFORM set_config('rv.hide', CASE i WHEN 1 THEN 'no' ELSE 'yes' END, true);
+    out := out || (SELECT count(*) FROM "rv 2".rls2 WHERE segment = 1)::text;
+    BEGIN
+      r := cuckoo_store_contains('"rv 2".rls2', k);
+      out := out || r::text;
+    EXCEPTION WHEN OTHERS THEN
+      out := out || (SQLSTATE || ': ' || SQLERRM);
+    END;
+  END LOOP;
+  RETURN out;
+END $$;
+SET ROLE regress_rv_reader;
+SELECT pg_temp.rv_probe_twice(:k);
+RESET ROLE;
 REVOKE ALL ON "rv 2".rls FROM regress_rv_reader;
+REVOKE ALL ON "rv 2".rls2 FROM regress_rv_reader;
 REVOKE ALL ON SCHEMA "rv 2" FROM regress_rv_reader;
 DROP ROLE regress_rv_reader;
 

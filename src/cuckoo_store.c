@@ -740,6 +740,25 @@ probe_cache_valid(const ProbeCache *pc, Oid relid)
 		;
 }
 
+/*
+ * True when row-level security is enabled on the store.  Its policies may
+ * depend on more than the user and the snapshot (a setting, the clock), so
+ * segments read once may not be what reading again would give: such a store
+ * is read at every probe, as plain SQL would read it.
+ */
+static bool
+store_has_rls(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		rls;
+
+	if (!HeapTupleIsValid(tp))
+		return true;
+	rls = ((Form_pg_class) GETSTRUCT(tp))->relrowsecurity;
+	ReleaseSysCache(tp);
+	return rls;
+}
+
 /* Starts a new cache for store s (open, inside SPI) under the active snapshot. */
 static void
 probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
@@ -750,6 +769,8 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	pc->valid = false;
 	if (s->nsegments > PROBE_CACHE_MAX_SEGMENTS)
 		return;					/* its index alone would be too large */
+	if (store_has_rls(s->relid))
+		return;					/* policies may see other rows under this snapshot */
 	if (pc->cxt == NULL)
 		pc->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 										"cuckoo store probe cache",
