@@ -118,6 +118,37 @@ SELECT rvs_state($$SELECT cuckoo_store_contains('"rv 2".parted', 1)$$);
 SELECT rvs_state($$SELECT cuckoo_store_add('"rv 2".v', 1)$$);
 SELECT rvs_state($$SELECT cuckoo_store_info('"rv 2".mv')$$);
 
+-- triggers on a store run as for a plain UPDATE, as the caller: one that
+-- calls back into the same store, on the row being changed, is refused by
+-- PostgreSQL (27000); after the change, the row is changed once more
+SELECT cuckoo_store_create('"rv 2".trg', 100)::text AS created;
+CREATE FUNCTION rv_trg_before() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.segment >= 0 AND current_setting('rv.trg', true) = 'before' THEN
+    PERFORM set_config('rv.trg', '', true);
+    PERFORM cuckoo_store_add('"rv 2".trg', 1000);
+  END IF;
+  RETURN NEW;
+END $$;
+CREATE FUNCTION rv_trg_after() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.segment >= 0 AND current_setting('rv.trg', true) = 'after' THEN
+    PERFORM set_config('rv.trg', '', true);
+    PERFORM cuckoo_store_add('"rv 2".trg', 2000);
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER b BEFORE UPDATE ON "rv 2".trg FOR EACH ROW EXECUTE FUNCTION rv_trg_before();
+CREATE TRIGGER a AFTER UPDATE ON "rv 2".trg FOR EACH ROW EXECUTE FUNCTION rv_trg_after();
+SELECT cuckoo_store_add('"rv 2".trg', 1);
+SELECT set_config('rv.trg', 'before', false);
+SELECT rvs_state($$SELECT cuckoo_store_add('"rv 2".trg', 2)$$);
+SELECT set_config('rv.trg', 'after', false);
+SELECT cuckoo_store_add('"rv 2".trg', 3);
+SELECT cuckoo_store_contains_array('"rv 2".trg', ARRAY[1, 2, 3, 1000, 2000]) AS found,
+       (SELECT items FROM cuckoo_store_info('"rv 2".trg')) AS items;
+RESET rv.trg;
+
 -- row-level security: a role sees the store through the policies, as with
 -- plain SQL (a hidden segment is an error, never a false answer)
 SELECT cuckoo_store_create('"rv 2".rls', 3000)::text AS created;
@@ -174,4 +205,4 @@ DROP ROLE regress_rv_reader;
 
 DROP SCHEMA "rv 2" CASCADE;
 DROP TABLE rv_victim;
-DROP FUNCTION rv_instead();
+DROP FUNCTION rv_instead(), rv_trg_before(), rv_trg_after();
