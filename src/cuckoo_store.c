@@ -322,13 +322,20 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 	Datum		d;
 	bool		isnull;
 
+	/* two rows asked: a second row for the segment is an error, not a guess */
 	rc = SPI_execute_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
-						  &arg, NULL, read_only, 1);
+						  &arg, NULL, read_only, 2);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
 			 SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		return NULL;
+	if (SPI_processed > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+						s->name, segment),
+				 errhint("A store's table keeps its primary key on segment.")));
 	tup = SPI_tuptable->vals[0];
 	td = SPI_tuptable->tupdesc;
 	d = SPI_getbinval(tup, td, 1, &isnull);
@@ -401,11 +408,14 @@ store_check_kind(Store *s, const ValueHasher *vh)
  * Opens the store (inside an SPI connection): checks the relation, gets its
  * plans and reads its header row.  For a change, a store that has no value
  * family yet gets vh's, under a lock on the header row; a family that
- * differs from vh's is an error either way.
+ * differs from vh's is an error either way.  A probe (read_only) reads the
+ * header under the query's snapshot; the changing functions (volatile,
+ * read_only false, a remove too) under a new one, as their segment reads:
+ * they see what calls before them in the same statement changed.
  */
 static void
 store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
-		   bool change)
+		   bool change, bool read_only)
 {
 	StoreCallCache *cc = store_call_cache(fcinfo);
 
@@ -413,7 +423,7 @@ store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 	s->relid = relid;
 	s->name = get_rel_name(relid);
 	s->entry = store_entry(relid, cc->filter_type);
-	s->header = store_read(s, STORE_HEADER, false, false, !change, true);
+	s->header = store_read(s, STORE_HEADER, false, false, read_only, true);
 	if (s->header == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -590,7 +600,7 @@ store_change(FunctionCallInfo fcinfo, StoreOp op, bool array)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, vh, op != OP_REMOVE);
+	store_open(&s, fcinfo, relid, vh, op != OP_REMOVE, false);
 	if (!array)
 	{
 		uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
@@ -730,6 +740,25 @@ probe_cache_valid(const ProbeCache *pc, Oid relid)
 		;
 }
 
+/*
+ * True when row-level security is enabled on the store.  Its policies may
+ * depend on more than the user and the snapshot (a setting, the clock), so
+ * segments read once may not be what reading again would give: such a store
+ * is read at every probe, as plain SQL would read it.
+ */
+static bool
+store_has_rls(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		rls;
+
+	if (!HeapTupleIsValid(tp))
+		return true;
+	rls = ((Form_pg_class) GETSTRUCT(tp))->relrowsecurity;
+	ReleaseSysCache(tp);
+	return rls;
+}
+
 /* Starts a new cache for store s (open, inside SPI) under the active snapshot. */
 static void
 probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
@@ -740,6 +769,8 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	pc->valid = false;
 	if (s->nsegments > PROBE_CACHE_MAX_SEGMENTS)
 		return;					/* its index alone would be too large */
+	if (store_has_rls(s->relid))
+		return;					/* policies may see other rows under this snapshot */
 	if (pc->cxt == NULL)
 		pc->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
 										"cuckoo store probe cache",
@@ -810,7 +841,7 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		store_open(&s, fcinfo, relid, vh, false);
+		store_open(&s, fcinfo, relid, vh, false, true);
 		probe_cache_reset(fcinfo, pc, &s);
 	}
 	seg = (int32) cf_store_segment(h, (uint32) s.nsegments);
@@ -857,7 +888,7 @@ cuckoo_store_contains_array(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, vh, false);
+	store_open(&s, fcinfo, relid, vh, false, true);
 	items = store_route_array(&s, vh, arr, &n, &ne, &nulls);
 	out = palloc0(sizeof(Datum) * Max(ne, 1));
 	for (int i = 0; i < n;)
@@ -1044,7 +1075,7 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 	tupdesc = BlessTupleDesc(tupdesc);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, NULL, false);
+	store_open(&s, fcinfo, relid, NULL, false, true);
 	kind = cf_kind_name(cf_kind_of(&s.hcf));
 	portal = SPI_cursor_open(NULL, s.entry->plans[PLAN_ALL], &arg, NULL, true);
 	for (;;)

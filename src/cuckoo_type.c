@@ -77,12 +77,32 @@ cuckoo_in(PG_FUNCTION_ARGS)
 	PG_RETURN_CUCKOO_P(v);
 }
 
+/*
+ * Argument argno, detoasted, refused unless its header is a valid filter
+ * header (cf_check_header: O(1), the same check every probe makes).  Output,
+ * send, comparison and hashing look at the bytes only, but a value that is
+ * not a filter (bytes a C function labelled cuckoofilter, an aggregate's
+ * internal state that escaped) must not be printed, sent or compared as one.
+ */
+static CuckooFilter *
+arg_checked(FunctionCallInfo fcinfo, int argno)
+{
+	CuckooFilter *v = PG_GETARG_CUCKOO_P(argno);
+	char		err[256];
+
+	if (!cf_check_header(v->bytes, CUCKOO_BYTES_LEN(v), err, sizeof(err)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoofilter value: %s", err)));
+	return v;
+}
+
 /* Text output; the buffer of a large filter's text gets huge pages advised. */
 PG_FUNCTION_INFO_V1(cuckoo_out);
 Datum
 cuckoo_out(PG_FUNCTION_ARGS)
 {
-	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	CuckooFilter *v = arg_checked(fcinfo, 0);
 	size_t		len = CUCKOO_BYTES_LEN(v);
 	size_t		tlen = cf_b64_encoded_len(len);
 	char	   *out = filter_alloc(CurrentMemoryContext, tlen + 1);
@@ -111,7 +131,7 @@ PG_FUNCTION_INFO_V1(cuckoo_send);
 Datum
 cuckoo_send(PG_FUNCTION_ARGS)
 {
-	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	CuckooFilter *v = arg_checked(fcinfo, 0);
 	StringInfoData buf;
 
 	pq_begintypsend(&buf);
@@ -150,14 +170,14 @@ PG_FUNCTION_INFO_V1(cuckoo_eq);
 Datum
 cuckoo_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(filter_cmp(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1)) == 0);
+	PG_RETURN_BOOL(filter_cmp(arg_checked(fcinfo, 0), arg_checked(fcinfo, 1)) == 0);
 }
 
 PG_FUNCTION_INFO_V1(cuckoo_ne);
 Datum
 cuckoo_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(filter_cmp(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1)) != 0);
+	PG_RETURN_BOOL(filter_cmp(arg_checked(fcinfo, 0), arg_checked(fcinfo, 1)) != 0);
 }
 
 /* Byte order of the binary forms, for the btree operator class (sorting). */
@@ -165,7 +185,7 @@ PG_FUNCTION_INFO_V1(cuckoo_cmp);
 Datum
 cuckoo_cmp(PG_FUNCTION_ARGS)
 {
-	int			c = filter_cmp(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1));
+	int			c = filter_cmp(arg_checked(fcinfo, 0), arg_checked(fcinfo, 1));
 
 	PG_RETURN_INT32(c < 0 ? -1 : (c > 0 ? 1 : 0));
 }
@@ -175,7 +195,7 @@ PG_FUNCTION_INFO_V1(name); \
 Datum \
 name(PG_FUNCTION_ARGS) \
 { \
-	PG_RETURN_BOOL(filter_cmp(PG_GETARG_CUCKOO_P(0), PG_GETARG_CUCKOO_P(1)) test); \
+	PG_RETURN_BOOL(filter_cmp(arg_checked(fcinfo, 0), arg_checked(fcinfo, 1)) test); \
 }
 
 CUCKOO_CMP_OP(cuckoo_lt, < 0)
@@ -188,7 +208,7 @@ PG_FUNCTION_INFO_V1(cuckoo_hash_filter);
 Datum
 cuckoo_hash_filter(PG_FUNCTION_ARGS)
 {
-	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	CuckooFilter *v = arg_checked(fcinfo, 0);
 
 	PG_RETURN_INT32((int32) cf_hash_bytes(v->bytes, CUCKOO_BYTES_LEN(v)));
 }
@@ -197,7 +217,7 @@ PG_FUNCTION_INFO_V1(cuckoo_hash_filter_extended);
 Datum
 cuckoo_hash_filter_extended(PG_FUNCTION_ARGS)
 {
-	CuckooFilter *v = PG_GETARG_CUCKOO_P(0);
+	CuckooFilter *v = arg_checked(fcinfo, 0);
 	uint64		seed = (uint64) PG_GETARG_INT64(1);
 
 	PG_RETURN_INT64((int64) (cf_hash_bytes(v->bytes, CUCKOO_BYTES_LEN(v)) ^ cf_hash_u64(seed)));
