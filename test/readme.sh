@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's examples, run as a reader pastes them: every ```sql block of
 # README.md in order in one fresh database (psql, stopping at the block's
-# first error), then the ```python and ```js blocks the way the README says
+# first error), then those of docs/REFERENCE.md (the reference's long form)
+# in the same database, then the ```python and ```js blocks the way the README says
 # to run them (PYTHONPATH=clients/python; the JavaScript module installed with
 # npm next to node-postgres).  A line "ok"/"not ok" per block, then
 # "N passed, N failed".
@@ -26,7 +27,8 @@
 #   <!-- readme-test: output -->          on a ```text block: the exact
 #                                         output of the python or js block
 #                                         before it
-# Blocks in other languages (sh, plain ```) are not run.  A fence line with
+# README_REFERENCE= (empty) leaves docs/REFERENCE.md out.  Each line names
+# its block as FILE:LINE.  Blocks in other languages (sh, plain ```) are not run.  A fence line with
 # text after its language (```` ``` some text ````) is reported as an error:
 # Markdown reads it as an opening fence and swallows what follows.
 set -uo pipefail
@@ -38,6 +40,8 @@ langs=" ${README_LANGS:-sql python js} "
 # the README names Debian's python3 (python3-psycopg, python3-xxhash)
 python=${PYTHON:-/usr/bin/python3}
 readme="${README:-$root/README.md}"
+# then docs/REFERENCE.md, the reference's long form, in the same database
+reference="${README_REFERENCE-$root/docs/REFERENCE.md}"
 
 if [ -z "${PGHOST:-}${PGPORT:-}" ]; then
   # no server given: a private one with this tree's build
@@ -58,31 +62,35 @@ mkdir -p "$work"
 chmod 755 "$work"
 
 # 1. Extract the blocks: $work/blocks lists "N LANG LINE MARKER..." and
-# $work/N.LANG holds block N (the fence's indentation removed).
-awk -v dir="$work" '
+# $work/N.LANG holds block N (the fence's indentation removed); WHERE is
+# FILE:LINE (README.md:123, docs/REFERENCE.md:45).
+awk -v dir="$work" -v root="$root/" '
+  FNR == 1 { if (infence) printf "%d malformed %s fence never closed\n", ++n, where >> (dir "/blocks"); infence = 0; marker = ""
+             name = FILENAME; if (index(name, root) == 1) name = substr(name, length(root) + 1) }
+  { where = name ":" FNR }
   function flush() { close(file) }
   infence == 0 && /^ *```/ {
     line = $0; sub(/^ */, "", line); indent = length($0) - length(line)
     info = substr(line, 4)
     if (info !~ /^[A-Za-z0-9_+-]*$/) {
-      printf "%d malformed %d fence line with text after the language: %s\n", ++n, NR, line >> (dir "/blocks")
+      printf "%d malformed %s fence line with text after the language: %s\n", ++n, where, line >> (dir "/blocks")
       next
     }
     n++; lang = (info == "" ? "plain" : info); file = dir "/" n "." lang
     printf "" > file
-    printf "%d %s %d %s\n", n, lang, NR, marker >> (dir "/blocks")
+    printf "%d %s %s %s\n", n, lang, where, marker >> (dir "/blocks")
     infence = 1; marker = ""; next
   }
   infence == 1 && /^ *``` *$/ { infence = 0; flush(); next }
   infence == 1 && /^ *```/ {
-    printf "%d malformed %d closing fence with text after it: %s\n", ++n, NR, $0 >> (dir "/blocks")
+    printf "%d malformed %s closing fence with text after it: %s\n", ++n, where, $0 >> (dir "/blocks")
     infence = 0; flush(); next
   }
   infence == 1 { l = $0; if (substr(l, 1, indent) ~ /^ *$/) l = substr(l, indent + 1); print l >> file; next }
   /<!-- *readme-test:/ { marker = $0; sub(/.*readme-test: */, "", marker); sub(/ *-->.*/, "", marker); next }
   /[^ ]/ { marker = "" }
-  END { if (infence) printf "%d malformed %d fence never closed\n", ++n, NR >> (dir "/blocks") }
-' "$readme"
+  END { if (infence) printf "%d malformed %s fence never closed\n", ++n, where >> (dir "/blocks") }
+' "$readme" ${reference:+"$reference"}
 [ -s "$work/blocks" ] || { check "README.md has code blocks" yes no; finish; exit 1; }
 
 # 2. A fresh database.
@@ -106,18 +114,18 @@ run_sql() {
       local last; last=$(grep -oE '^psql:[^:]+:[0-9]+:' "$work/$n.out" | head -n 1 | cut -d: -f3)
       local stmt_end; stmt_end=$(grep -nE ';[[:space:]]*(--.*)?$' "$work/$n.run.sql" | tail -n 1 | cut -d: -f1)
       if [ "$rc" -ne 0 ] && [ "$got" = "$want" ] && [ "${last:-0}" -eq "${stmt_end:-0}" ]; then
-        echo "ok - README.md line $line: sql block fails as marked ($want)"; pass=$((pass + 1))
+        echo "ok - $line: sql block fails as marked ($want)"; pass=$((pass + 1))
       else
-        echo "not ok - README.md line $line: sql block should fail with $want at its last statement (exit $rc, SQLSTATE '${got}', at line ${last:-none} of ${stmt_end:-?})"
+        echo "not ok - $line: sql block should fail with $want at its last statement (exit $rc, SQLSTATE '${got}', at line ${last:-none} of ${stmt_end:-?})"
         sed 's/^/#   /' "$work/$n.out" | head -n 20; fail=$((fail + 1))
       fi ;;
     "")
-      if [ "$rc" -eq 0 ]; then echo "ok - README.md line $line: sql block"; pass=$((pass + 1))
+      if [ "$rc" -eq 0 ]; then echo "ok - $line: sql block"; pass=$((pass + 1))
       else
-        echo "not ok - README.md line $line: sql block (psql exit $rc)"
+        echo "not ok - $line: sql block (psql exit $rc)"
         sed 's/^/#   /' "$work/$n.out" | head -n 20; fail=$((fail + 1))
       fi ;;
-    *) echo "not ok - README.md line $line: unknown marker '$marker'"; fail=$((fail + 1)) ;;
+    *) echo "not ok - $line: unknown marker '$marker'"; fail=$((fail + 1)) ;;
   esac
 }
 
@@ -138,14 +146,14 @@ run_client() {
   local n=$1 lang=$2 line=$3 marker=$4 rc
   case $marker in
     "") ;;
-    *) echo "not ok - README.md line $line: unknown marker '$marker' on a $lang block"; fail=$((fail + 1)); return ;;
+    *) echo "not ok - $line: unknown marker '$marker' on a $lang block"; fail=$((fail + 1)); return ;;
   esac
   if [ "$lang" = python ]; then
     (cd "$root" && PYTHONPATH=clients/python PYTHONDONTWRITEBYTECODE=1 "$python" "$work/$n.python") >"$work/$n.out" 2>"$work/$n.err"
     rc=$?
   else
     if ! js_setup; then
-      echo "not ok - README.md line $line: npm install clients/js pg"; sed 's/^/#   /' "$work/npm.log" | tail -n 10
+      echo "not ok - $line: npm install clients/js pg"; sed 's/^/#   /' "$work/npm.log" | tail -n 10
       fail=$((fail + 1)); return
     fi
     cp "$work/$n.js" "$js_dir/example.mjs"
@@ -153,9 +161,9 @@ run_client() {
     rc=$?
   fi
   if [ "$rc" -eq 0 ]; then
-    echo "ok - README.md line $line: $lang block"; pass=$((pass + 1)); last_client_out="$work/$n.out"
+    echo "ok - $line: $lang block"; pass=$((pass + 1)); last_client_out="$work/$n.out"
   else
-    echo "not ok - README.md line $line: $lang block (exit $rc)"; sed 's/^/#   /' "$work/$n.err" | head -n 15
+    echo "not ok - $line: $lang block (exit $rc)"; sed 's/^/#   /' "$work/$n.err" | head -n 15
     fail=$((fail + 1))
   fi
 }
@@ -165,10 +173,10 @@ last_client_out=""
 skipped=0
 while read -r n lang line marker; do
   case $lang in
-    malformed) echo "not ok - README.md line $line: $marker"; fail=$((fail + 1)); continue ;;
+    malformed) echo "not ok - $line: $marker"; fail=$((fail + 1)); continue ;;
   esac
   if [ "${marker%% *}" = skip ]; then
-    echo "# skip - README.md line $line: $lang block (${marker#skip })"; skipped=$((skipped + 1)); continue
+    echo "# skip - $line: $lang block (${marker#skip })"; skipped=$((skipped + 1)); continue
   fi
   case $lang in
     sql) [[ $langs == *" sql "* ]] && run_sql "$n" "$line" "$marker" ;;
@@ -179,9 +187,9 @@ while read -r n lang line marker; do
           # its block was not run (README_LANGS)
           continue
         elif diff -u "$work/$n.text" "$last_client_out" >"$work/$n.diff"; then
-          echo "ok - README.md line $line: the output shown is the output"; pass=$((pass + 1))
+          echo "ok - $line: the output shown is the output"; pass=$((pass + 1))
         else
-          echo "not ok - README.md line $line: the output shown differs"; sed 's/^/#   /' "$work/$n.diff" | head -n 20
+          echo "not ok - $line: the output shown differs"; sed 's/^/#   /' "$work/$n.diff" | head -n 20
           fail=$((fail + 1))
         fi
         last_client_out=""
@@ -190,6 +198,6 @@ while read -r n lang line marker; do
 done <"$work/blocks"
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
-echo "# README.md: $(grep -c . "$work/blocks") blocks, $skipped skipped by marker, $(($(date +%s) - start)) s"
+echo "# README.md and docs/REFERENCE.md: $(grep -c . "$work/blocks") blocks, $skipped skipped by marker, $(($(date +%s) - start)) s"
 if [ -n "${pp_pid:-}" ]; then pp_stop; pp_check_no_crash; fi
 finish
