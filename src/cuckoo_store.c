@@ -990,7 +990,7 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 						"capacity pg_catalog.int8, segments pg_catalog.int4) "
 						"WITH (fillfactor = 75)", qualname, typname),
 			   0, NULL, NULL, SPI_OK_UTILITY);
-	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN f SET STORAGE MAIN", qualname),
+	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN f SET STORAGE EXTERNAL", qualname),
 			   0, NULL, NULL, SPI_OK_UTILITY);
 	types[0] = INT4OID;
 	types[1] = cc->filter_type;
