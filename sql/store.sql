@@ -258,6 +258,30 @@ FROM unnest(cuckoo_store_contains_array('st.g', ARRAY(SELECT generate_series(100
 SELECT cuckoo_store_remove_array('st.g', ARRAY(SELECT generate_series(1, 100000)));
 SELECT items FROM cuckoo_store_info('st.g');
 
+-- growth 1,000x from a small capacity: at 1x, 10x, 100x and 1,000x the
+-- capacity every value added is found and the rate measured on 100,000
+-- absent values is at or below the target
+CREATE FUNCTION st.grow(s regclass, cap int, target float8)
+RETURNS TABLE (growth int, missing bigint, rate_ok boolean, segments int)
+LANGUAGE plpgsql AS $$
+DECLARE have int := 0;
+BEGIN
+  FOREACH growth IN ARRAY ARRAY[1, 10, 100, 1000] LOOP
+    PERFORM cuckoo_store_add_array(s, ARRAY(SELECT generate_series(have + 1, cap * growth)));
+    have := cap * growth;
+    SELECT count(*) INTO missing
+    FROM unnest(cuckoo_store_contains_array(s, ARRAY(SELECT generate_series(1, have)))) a WHERE NOT a;
+    SELECT count(*) FILTER (WHERE a)::float8 / count(*) <= target INTO rate_ok
+    FROM unnest(cuckoo_store_contains_array(s, ARRAY(SELECT generate_series(10000001, 10100000)))) a;
+    SELECT i.segments INTO segments FROM cuckoo_store_info(s) i;
+    RETURN NEXT;
+  END LOOP;
+END $$;
+SELECT cuckoo_store_create('st.k', 100, 0.01), cuckoo_store_create('st.kk', 20, 0.001);
+SELECT * FROM st.grow('st.k', 100, 0.01);
+SELECT * FROM st.grow('st.kk', 20, 0.001);
+SELECT items, expected_fpr <= fpr AS expected_ok FROM cuckoo_store_info('st.k');
+
 -- probes in a scan read each segment once per query (a cache per call site,
 -- valid for one snapshot); a loop that changes the store between probes sees
 -- every change, and a probe of another type still fails

@@ -1019,9 +1019,9 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 	store_exec(psprintf("CREATE TABLE %s (segment pg_catalog.int4 PRIMARY KEY, "
 						"f %s NOT NULL, fpr pg_catalog.float8, "
 						"capacity pg_catalog.int8, segments pg_catalog.int4) "
-						"WITH (fillfactor = 75)", qualname, typname),
+						"WITH (fillfactor = 75, toast_tuple_target = 8160)", qualname, typname),
 			   0, NULL, NULL, SPI_OK_UTILITY);
-	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN f SET STORAGE MAIN", qualname),
+	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN f SET STORAGE EXTERNAL", qualname),
 			   0, NULL, NULL, SPI_OK_UTILITY);
 	types[0] = INT4OID;
 	types[1] = cc->filter_type;

@@ -7,6 +7,10 @@
 #      segments (so they collide), while others probe, for LOAD_SECONDS:
 #      no error (a deadlock would be one), then every key of the
 #      ground-truth table is found and the store's item count equals it.
+#      The same changes go, in the same transactions, to a second store
+#      created for 1 value (one segment), which grows in place under the
+#      concurrent load (bucket splits, the segment moving out of line): the
+#      same checks hold for it.
 #   2. 4 clients under the same load; the postmaster is killed with SIGKILL
 #      in the middle; after recovery every committed key is found.
 #   3. pg_dump -Fc | pg_restore into a new database: the restored store
@@ -29,6 +33,12 @@ verify() {  # verify LABEL DB
     "$(q "$db" "SELECT items = (SELECT count(*) FROM truth) FROM cuckoo_store_info('s')")"
   check "$1: every segment passes the full validator" t \
     "$(q "$db" "SELECT bool_and(f::bytea::cuckoofilter IS NOT NULL) FROM s")"
+  check "$1: tiny store: no false negatives" 0 \
+    "$(q "$db" "SELECT count(*) FROM truth WHERE NOT cuckoo_store_contains('t', k)")"
+  check "$1: tiny store: its segments pass the full validator" t \
+    "$(q "$db" "SELECT bool_and(f::bytea::cuckoofilter IS NOT NULL) FROM t")"
+  check "$1: tiny store: items equal the truth, its segment grew" t \
+    "$(q "$db" "SELECT items = (SELECT count(*) FROM truth) AND ((SELECT count(*) FROM truth) < 1000 OR bytes > 10000) FROM cuckoo_store_info('t')")"
   echo "# $1: false positives among 10,000 absent keys: $(q "$db" "SELECT count(*) FROM generate_series(1000001, 1010000) k WHERE cuckoo_store_contains('s', k::bigint)")"
 }
 
@@ -36,17 +46,19 @@ cat >"$work/setup.sql" <<'EOF'
 CREATE EXTENSION IF NOT EXISTS cuckoo;
 -- 5,000 items: 7 segments, so that concurrent changes meet on them
 SELECT cuckoo_store_create('s', 5000);
+-- and a store for 1 value that grows under the load (changed after s: one lock order)
+SELECT cuckoo_store_create('t', 1);
 CREATE TABLE truth (k bigint PRIMARY KEY);
 -- each operation changes the truth and the store in one transaction
 CREATE FUNCTION op_add(key bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO truth VALUES (key) ON CONFLICT DO NOTHING;
-  IF FOUND THEN PERFORM cuckoo_store_add('s', key); END IF;
+  IF FOUND THEN PERFORM cuckoo_store_add('s', key); PERFORM cuckoo_store_add('t', key); END IF;
 END $$;
 CREATE FUNCTION op_remove(key bigint) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   DELETE FROM truth WHERE k = key;
-  IF FOUND THEN PERFORM cuckoo_store_remove('s', key); END IF;
+  IF FOUND THEN PERFORM cuckoo_store_remove('s', key); PERFORM cuckoo_store_remove('t', key); END IF;
 END $$;
 -- several segments in one call: locked in segment order
 CREATE FUNCTION op_add_many(key bigint) RETURNS void LANGUAGE plpgsql AS $$
@@ -55,7 +67,9 @@ BEGIN
   WITH ins AS (INSERT INTO truth SELECT key + 7 * g FROM generate_series(0, 7) g
                ON CONFLICT DO NOTHING RETURNING k)
   SELECT array_agg(k) INTO added FROM ins;
-  IF added IS NOT NULL THEN PERFORM cuckoo_store_add_array('s', added); END IF;
+  IF added IS NOT NULL THEN
+    PERFORM cuckoo_store_add_array('s', added); PERFORM cuckoo_store_add_array('t', added);
+  END IF;
 END $$;
 CREATE FUNCTION op_remove_many(key bigint) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE gone bigint[];
@@ -63,7 +77,9 @@ BEGIN
   WITH del AS (DELETE FROM truth WHERE k IN (SELECT key + 7 * g FROM generate_series(0, 7) g)
                RETURNING k)
   SELECT array_agg(k) INTO gone FROM del;
-  IF gone IS NOT NULL THEN PERFORM cuckoo_store_remove_array('s', gone); END IF;
+  IF gone IS NOT NULL THEN
+    PERFORM cuckoo_store_remove_array('s', gone); PERFORM cuckoo_store_remove_array('t', gone);
+  END IF;
 END $$;
 EOF
 printf '\\set k random(1, 20000)\nSELECT op_add(:k);\n' >"$work/add.pgbench"
