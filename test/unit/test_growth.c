@@ -1526,8 +1526,24 @@ done:
  * above, a valid filter, and (expect_ok) no refusal.  Reported: the parts
  * merged, the result's size and its false-positive rate on absent values.
  */
+static bool
+ggrowing_tail(gfilt *G, uint64_t cap, double fpr, uint32_t t)
+{
+	cf_params	p;
+	char		err[256] = "";
+
+	if (!cf_params_growing(cap, fpr, CF_DEFAULT_KICKS, &p, err, sizeof err))
+	{
+		FAIL("cf_params_growing(%llu, %g): %s", (unsigned long long) cap, fpr, err);
+		return false;
+	}
+	p.kind = CF_KIND_INTEGER;
+	p.tail_bits = t;
+	return gnew(G, &p);
+}
+
 static void
-test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
+test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uint32_t t)
 {
 	gfilt		U = {{0}};
 	uint32_t	merged = 0;
@@ -1539,12 +1555,12 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
 				fn = 0;
 
 	t_begin();
-	REQUIRE(ggrowing(&U, cap, 0.01));
+	REQUIRE(ggrowing_tail(&U, cap, 0.01, t));
 	for (uint32_t d = 0; d < parts; d++)
 	{
 		gfilt		P = {{0}};
 
-		REQUIRE(ggrowing(&P, cap, 0.01));
+		REQUIRE(ggrowing_tail(&P, cap, 0.01, t));
 		for (uint64_t i = 0; i < per; i++)
 			CHECK(cf_insert(&P.cf, cf_hash_u64(d * per + i)) == CF_OK, "insert into part %u", d);
 		if (d == 0)
@@ -1567,10 +1583,12 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
 		  "items %llu for %llu distinct values", (unsigned long long) cf_items(&U.cf),
 		  (unsigned long long) distinct);
 	fpr = gfpr(&U.cf, 777, 1000000);
+	if (expect_ok && t >= 15)
+		CHECK(fpr <= 0.01, "fpr %.4f above the target 0.01", fpr);
 	snprintf(name, sizeof name,
-			 "union: %u growing filters created for %llu with %llu values each: %u merged%s, "
+			 "union: %u growing filters (t = %u) created for %llu with %llu values each: %u merged%s, "
 			 "items %llu of %llu, %zu bytes, fpr %.4f (one part: %.4f)",
-			 parts, (unsigned long long) cap, (unsigned long long) per, merged,
+			 parts, t, (unsigned long long) cap, (unsigned long long) per, merged,
 			 st == CF_OK ? "" : " (then 54000)", (unsigned long long) cf_items(&U.cf),
 			 (unsigned long long) distinct, U.cf.len, fpr, part_fpr);
 done:
@@ -1582,10 +1600,16 @@ void
 run_growth_tests(void)
 {
 	test_shrink_after_loss();
-	test_union_parts(10, 100, 100000, true);	/* 10 filters grown 1,000x */
-	test_union_parts(8, 100, 3000, true);
-	test_union_parts(100, 100, 3000, false);	/* the issue's: not all fit yet */
-	test_union_parts(30, 1000, 100000, false);	/* the README's 30-day rollup */
+	test_union_parts(10, 100, 100000, true, CF_V2_TAIL_BITS);	/* 10 filters grown 1,000x */
+	test_union_parts(8, 100, 3000, true, CF_V2_TAIL_BITS);
+	test_union_parts(100, 100, 3000, false, CF_V2_TAIL_BITS);	/* the issue's: not all fit yet */
+	test_union_parts(30, 1000, 100000, false, CF_V2_TAIL_BITS);	/* the README's 30-day rollup */
+	/* the same with 15 tail bits (docs/DESIGN.md, "Unions to the size
+	 * limit"): every union succeeds, at or below the target */
+	test_union_parts(10, 100, 100000, true, 15);
+	test_union_parts(8, 100, 3000, true, 15);
+	test_union_parts(100, 100, 3000, true, 15);
+	test_union_parts(30, 1000, 100000, true, 15);
 	test_lookup_shapes();
 	test_lookup_random();
 	test_lookup_fast_shapes();
