@@ -903,6 +903,23 @@ run_v2(const uint8_t *d, size_t n)
 					cf_info		ia;
 
 					cf_get_params(&A, &q);
+					if (q.expansion == 2 && (arg & 0x40))
+					{
+						/*
+						 * A growing filter with another tail: unions.  At
+						 * most 2 bits shorter (entries that know few bits
+						 * are copied at every later split: correct, but a
+						 * program full of them runs for seconds).
+						 */
+						uint32_t	tmax = 32 - q.fp_bits - q.gen_bits,
+									tlo = q.tail_bits > CF_V2_MIN_TAIL_BITS + 2 ? q.tail_bits - 2 : CF_V2_MIN_TAIL_BITS;
+
+						if (tmax > CF_V2_MAX_TAIL_BITS)
+							tmax = CF_V2_MAX_TAIL_BITS;
+						if (tmax > tlo && q.tail_bits >= tlo && q.tail_bits <= tmax)
+							q.tail_bits = tlo + (q.tail_bits - tlo + 1 + (uint32_t) (arg >> 2) % (tmax - tlo)) %
+								(tmax - tlo + 1);
+					}
 					bl = (size_t) cf_init_bytes(&q);
 					{
 						uint8_t    *bb = malloc(bl);

@@ -1596,9 +1596,66 @@ done:
 	free(U.cf.buf);
 }
 
+/*
+ * Union of growing filters that differ only in their tail bits (9 and 15),
+ * both ways: succeeds, the result keeps dst's tail, no false negative, items
+ * of disjoint parts added exactly, and the rate no worse than the parts'
+ * added (a tail shortened to dst's only matches more; a longer one is not
+ * wasted in a t = 15 dst).
+ */
+static void
+test_union_tails(void)
+{
+	uint64_t	per = 3000;
+	char		name[256] = "union: growing filters with 9 and 15 tail bits";
+
+	t_begin();
+	for (int way = 0; way < 2; way++)
+	{
+		gfilt		D = {{0}},
+					S = {{0}};
+		uint32_t	td = way ? 15 : 9,
+					ts = way ? 9 : 15;
+		double		fd,
+					fs,
+					fu;
+		uint64_t	fn = 0;
+		cf_params	p;
+
+		REQUIRE(ggrowing_tail(&D, 100, 0.01, td));
+		REQUIRE(ggrowing_tail(&S, 100, 0.01, ts));
+		for (uint64_t i = 0; i < per; i++)
+		{
+			CHECK(cf_insert(&D.cf, cf_hash_u64(i)) == CF_OK, "insert into dst");
+			CHECK(cf_insert(&S.cf, cf_hash_u64(per + i)) == CF_OK, "insert into src");
+		}
+		fd = gfpr(&D.cf, 31, 400000);
+		fs = gfpr(&S.cf, 31, 400000);
+		CHECK(cf_union_into(&D.cf, &S.cf) == CF_OK, "union of t %u into t %u refused", ts, td);
+		REQUIRE(gvalid(&D, "after a union across tails"));
+		cf_get_params(&D.cf, &p);
+		CHECK(p.tail_bits == td, "the union has %u tail bits, dst had %u", p.tail_bits, td);
+		for (uint64_t i = 0; i < 2 * per; i++)
+			fn += !cf_contains(&D.cf, cf_hash_u64(i));
+		CHECK(fn == 0, "%llu false negatives (t %u into t %u)", (unsigned long long) fn, ts, td);
+		CHECK(cf_items(&D.cf) == 2 * per, "items %llu for %llu disjoint values",
+			  (unsigned long long) cf_items(&D.cf), (unsigned long long) (2 * per));
+		fu = gfpr(&D.cf, 77, 400000);
+		CHECK(fu <= 1.5 * (fd + fs) + 0.0005, "rate %.5f of t %u into t %u, parts %.5f and %.5f",
+			  fu, ts, td, fd, fs);
+		snprintf(name + strlen(name), sizeof name - strlen(name), "%s t %u into t %u: %.5f (parts %.5f, %.5f)",
+				 way ? ";" : ":", ts, td, fu, fd, fs);
+		free(D.cf.buf);
+		free(S.cf.buf);
+	}
+done:
+	t_end(name);
+}
+
 void
 run_growth_tests(void)
 {
+	test_union_tails();
 	test_shrink_after_loss();
 	test_union_parts(10, 100, 100000, true, CF_V2_TAIL_BITS);	/* 10 filters grown 1,000x */
 	test_union_parts(8, 100, 3000, true, CF_V2_TAIL_BITS);
