@@ -1,6 +1,6 @@
 #!/bin/bash
 # Prototype of docs/DESIGN.md "Unions to the size limit: the address budget".
-#   bash bench/union_proto/run.sh [grid|cost|A]   (default: all; outputs beside this script)
+#   bash bench/union_proto/run.sh [grid|A|overlap|cost]   (default: all; outputs beside this script)
 # Builds union_proto.c against a copy of src/core under a temporary directory,
 # patched in two places: CF_V2_MAX_TAIL_BITS 15 -> 26, and the address bits
 # an insert gives its entries (CF_V2_ADDR_BITS = 32) read from
@@ -32,6 +32,12 @@ if [ "$what" = all ] || [ "$what" = A ]; then
 	  for A in 16 18; do for c in "100 100 3000" "10 100 30000" "1 100 300000"; do "$tmp/union_proto" 26 $A $c; done; done
 	  for c in "${cases[@]}" "1000 100 3000"; do "$tmp/union_proto" 26 24 $c; done
 	} | tee "$here/budget.out"
+fi
+if [ "$what" = all ] || [ "$what" = overlap ]; then
+	{ echo "$hdr"
+	  for c in "2 1000 20000" "30 1000 20000" "30 1000 100000"; do "$tmp/union_proto" 9 32 $c half; done
+	  for c in "30 1000 20000"; do "$tmp/union_proto" 15 32 $c half; "$tmp/union_proto" 26 24 $c half; done
+	} | tee "$here/overlap.out"
 fi
 if [ "$what" = all ] || [ "$what" = cost ]; then
 	"$tmp/union_proto" cost | tee "$here/cost.out"

@@ -11,6 +11,9 @@
  *                                      for cap (target 0.01) with per distinct
  *                                      values each, tail bits T, entries
  *                                      given A address bits at insert
+ *   union_proto T A parts cap per half same, part d holding values
+ *                                      d * per / 2 .. d * per / 2 + per - 1:
+ *                                      half shared with the next part
  *   union_proto cost                   bytes per item of a growing filter by
  *                                      size: today's t = 9, t = 15, and the
  *                                      narrowing tail (t = A - k + 1)
@@ -178,6 +181,7 @@ main(int argc, char **argv)
 				merged = 0;
 	uint64_t	cap,
 				per,
+				stride,
 				distinct,
 				fn = 0;
 	cf_status	st = CF_OK;
@@ -191,9 +195,9 @@ main(int argc, char **argv)
 		cost();
 		return 0;
 	}
-	if (argc != 6)
+	if (argc != 6 && !(argc == 7 && strcmp(argv[6], "half") == 0))
 	{
-		fprintf(stderr, "usage: union_proto T A parts cap per | union_proto cost\n");
+		fprintf(stderr, "usage: union_proto T A parts cap per [half] | union_proto cost\n");
 		return 2;
 	}
 	tail_bits = (uint32_t) atoi(argv[1]);
@@ -201,6 +205,7 @@ main(int argc, char **argv)
 	parts = (uint32_t) atoi(argv[3]);
 	cap = strtoull(argv[4], NULL, 10);
 	per = strtoull(argv[5], NULL, 10);
+	stride = argc == 7 ? per / 2 : per;
 	cf_realloc_hook = grow;
 	U = make(cap, 0.01);
 	for (uint32_t d = 0; d < parts; d++)
@@ -209,7 +214,7 @@ main(int argc, char **argv)
 
 		for (uint64_t i = 0; i < per; i++)
 		{
-			if (cf_insert(&P, cf_hash_u64(d * per + i)) != CF_OK)
+			if (cf_insert(&P, cf_hash_u64(d * stride + i)) != CF_OK)
 			{
 				fprintf(stderr, "insert into part %u refused\n", d);
 				return 1;
@@ -226,13 +231,13 @@ main(int argc, char **argv)
 			break;
 		merged++;
 	}
-	distinct = (uint64_t) merged * per;
+	distinct = merged ? (uint64_t) (merged - 1) * stride + per : 0;
 	for (uint64_t i = 0; i < distinct; i++)
 		fn += !cf_contains(&U, cf_hash_u64(i));
 	valid = cf_validate(U.buf, U.len, err, sizeof err);
-	printf("| %u | %u | %u x %llu (for %llu) | %u%s | %llu / %llu | %zu | %.1f | %.5f | %.5f | %llu | %s |\n",
+	printf("| %u | %u | %u x %llu (for %llu)%s | %u%s | %llu / %llu | %zu | %.1f | %.5f | %.5f | %llu | %s |\n",
 		   tail_bits, proto_addr_bits, parts, (unsigned long long) per, (unsigned long long) cap,
-		   merged, st == CF_OK ? "" : ", then 54000",
+		   stride < per ? ", half shared with the next" : "", merged, st == CF_OK ? "" : ", then 54000",
 		   (unsigned long long) cf_items(&U), (unsigned long long) distinct,
 		   U.len, 8.0 * U.len / (double) (distinct ? distinct : 1),
 		   rate(&U, 777, 1000000), part_rate, (unsigned long long) fn,
