@@ -36,6 +36,7 @@ fi
 if [ "$what" = all ] || [ "$what" = overlap ]; then
 	{ echo "$hdr"
 	  for c in "2 1000 20000" "30 1000 20000" "30 1000 100000"; do "$tmp/union_proto" 9 32 $c half; done
+	  "$tmp/union_proto" 9 32 30 1000 20000      # the same parts, disjoint
 	  for c in "30 1000 20000"; do "$tmp/union_proto" 15 32 $c half; "$tmp/union_proto" 26 24 $c half; done
 	} | tee "$here/overlap.out"
 fi
