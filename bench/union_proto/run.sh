@@ -1,6 +1,6 @@
 #!/bin/bash
 # Prototype of docs/DESIGN.md "Unions to the size limit: the address budget".
-#   bash bench/union_proto/run.sh [grid|A|overlap|cost]   (default: all; outputs beside this script)
+#   bash bench/union_proto/run.sh [grid|A|overlap|dedup|cost]   (default: all; outputs beside this script)
 # Builds union_proto.c against a copy of src/core under a temporary directory,
 # patched in two places: CF_V2_MAX_TAIL_BITS 15 -> 26, and the address bits
 # an insert gives its entries (CF_V2_ADDR_BITS = 32) read from
@@ -39,6 +39,25 @@ if [ "$what" = all ] || [ "$what" = overlap ]; then
 	  "$tmp/union_proto" 9 32 30 1000 20000      # the same parts, disjoint
 	  for c in "30 1000 20000"; do "$tmp/union_proto" 15 32 $c half; "$tmp/union_proto" 26 24 $c half; done
 	} | tee "$here/overlap.out"
+fi
+if [ "$what" = all ] || [ "$what" = dedup ]; then
+	# the union's rehome with union_held.diff: an entry counts as held when
+	# its bucket or its alternate has one of its fingerprint and generation
+	# whose spare bits agree over the shorter's length (>= SAME bits)
+	cp -r "$tmp/core" "$tmp/core_dedup"
+	patch -s -d "$tmp/core_dedup" -p3 < "$here/union_held.diff"
+	{ echo "$hdr" | sed 's/^| t |/| same bits | t |/; s/^|---|/|---|---|/'
+	  for same in 0 4 8; do
+		${CC:-cc} -O2 -std=c99 -DCF_V2_UNION_SAME_BITS=$same -I"$tmp/core_dedup" -o "$tmp/union_dedup" \
+			"$here/union_proto.c" "$tmp"/core_dedup/*.c -lm
+		for c in "2 1000 20000 half" "30 1000 20000 half" "30 1000 20000" "30 1000 100000 half"; do
+			echo -n "| $same "; "$tmp/union_dedup" 9 32 $c
+		done
+		for c in "30 1000 20000 half" "30 1000 20000"; do
+			echo -n "| $same "; "$tmp/union_dedup" 15 32 $c; echo -n "| $same "; "$tmp/union_dedup" 26 24 $c
+		done
+	  done
+	} | tee "$here/dedup.out"
 fi
 if [ "$what" = all ] || [ "$what" = cost ]; then
 	"$tmp/union_proto" cost | tee "$here/cost.out"
