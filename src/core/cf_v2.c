@@ -2192,7 +2192,8 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 }
 
 /*
- * Every entry of src (slots and victim) into dst, which has src's f, t, g, c.
+ * Every entry of src (slots and victim) into dst, which has src's f, g, c (t
+ * may differ: entries are read with src's and written with dst's).
  *
  * A union counts items, not copies: src's entries exceed its items by the
  * copies its splits made (and by what removes left of them), so the items
@@ -2291,8 +2292,9 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 }
 
 /*
- * Union of version-2 filters of one creation shape (b, f, t, c, capacity,
- * expansion) and one generation state (g, cur_gen, keep): src's entries are
+ * Union of version-2 filters of one creation shape (b, f, c, capacity,
+ * expansion; t too unless they grow) and one generation state (g, cur_gen,
+ * keep): src's entries are
  * re-homed into dst; an entry already present in dst as often (same slot in
  * the same bucket) is not added again (the multiset union of version 1).
  * dst grows as needed (cf_realloc_hook); CF_FULL leaves it valid, partly
@@ -2304,8 +2306,15 @@ cf2_union_into(cf_filter *dst, const cf_filter *src)
 	uint16_t	dk = cf_kind_of(dst),
 				sk = cf_kind_of(src);
 
+	/*
+	 * Growing filters may differ in t: src's entries are read with its t and
+	 * stored with dst's (make_slot keeps at most dst's t - 1 spare bits; a
+	 * shorter tail only matches more).  Filters of one creation shape but
+	 * another default tail (or, with an address budget, another size: docs/
+	 * DESIGN.md "Unions to the size limit") union.
+	 */
 	if (src->version != CF_VERSION_2 || dst->b != src->b || dst->f != src->f ||
-		dst->t != src->t || dst->g != src->g || dst->c != src->c ||
+		(!dst->grows && dst->t != src->t) || dst->g != src->g || dst->c != src->c ||
 		dst->grows != src->grows || cf_capacity(dst) != cf_capacity(src) ||
 		v2_cur_gen(dst) != v2_cur_gen(src) || v2_keep(dst) != v2_keep(src))
 		return CF_SHAPE_MISMATCH;

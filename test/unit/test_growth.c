@@ -1526,8 +1526,24 @@ done:
  * above, a valid filter, and (expect_ok) no refusal.  Reported: the parts
  * merged, the result's size and its false-positive rate on absent values.
  */
+static bool
+ggrowing_tail(gfilt *G, uint64_t cap, double fpr, uint32_t t)
+{
+	cf_params	p;
+	char		err[256] = "";
+
+	if (!cf_params_growing(cap, fpr, CF_DEFAULT_KICKS, &p, err, sizeof err))
+	{
+		FAIL("cf_params_growing(%llu, %g): %s", (unsigned long long) cap, fpr, err);
+		return false;
+	}
+	p.kind = CF_KIND_INTEGER;
+	p.tail_bits = t;
+	return gnew(G, &p);
+}
+
 static void
-test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
+test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uint32_t t)
 {
 	gfilt		U = {{0}};
 	uint32_t	merged = 0;
@@ -1539,12 +1555,12 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
 				fn = 0;
 
 	t_begin();
-	REQUIRE(ggrowing(&U, cap, 0.01));
+	REQUIRE(ggrowing_tail(&U, cap, 0.01, t));
 	for (uint32_t d = 0; d < parts; d++)
 	{
 		gfilt		P = {{0}};
 
-		REQUIRE(ggrowing(&P, cap, 0.01));
+		REQUIRE(ggrowing_tail(&P, cap, 0.01, t));
 		for (uint64_t i = 0; i < per; i++)
 			CHECK(cf_insert(&P.cf, cf_hash_u64(d * per + i)) == CF_OK, "insert into part %u", d);
 		if (d == 0)
@@ -1567,10 +1583,12 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok)
 		  "items %llu for %llu distinct values", (unsigned long long) cf_items(&U.cf),
 		  (unsigned long long) distinct);
 	fpr = gfpr(&U.cf, 777, 1000000);
+	if (expect_ok && t >= 15)
+		CHECK(fpr <= 0.01, "fpr %.4f above the target 0.01", fpr);
 	snprintf(name, sizeof name,
-			 "union: %u growing filters created for %llu with %llu values each: %u merged%s, "
+			 "union: %u growing filters (t = %u) created for %llu with %llu values each: %u merged%s, "
 			 "items %llu of %llu, %zu bytes, fpr %.4f (one part: %.4f)",
-			 parts, (unsigned long long) cap, (unsigned long long) per, merged,
+			 parts, t, (unsigned long long) cap, (unsigned long long) per, merged,
 			 st == CF_OK ? "" : " (then 54000)", (unsigned long long) cf_items(&U.cf),
 			 (unsigned long long) distinct, U.cf.len, fpr, part_fpr);
 done:
@@ -1578,14 +1596,77 @@ done:
 	free(U.cf.buf);
 }
 
+/*
+ * Union of growing filters that differ only in their tail bits (9 and 15),
+ * both ways: succeeds, the result keeps dst's tail, no false negative, items
+ * of disjoint parts added exactly, and the rate no worse than the parts'
+ * added (a tail shortened to dst's only matches more; a longer one is not
+ * wasted in a t = 15 dst).
+ */
+static void
+test_union_tails(void)
+{
+	uint64_t	per = 3000;
+	char		name[256] = "union: growing filters with 9 and 15 tail bits";
+
+	t_begin();
+	for (int way = 0; way < 2; way++)
+	{
+		gfilt		D = {{0}},
+					S = {{0}};
+		uint32_t	td = way ? 15 : 9,
+					ts = way ? 9 : 15;
+		double		fd,
+					fs,
+					fu;
+		uint64_t	fn = 0;
+		cf_params	p;
+
+		REQUIRE(ggrowing_tail(&D, 100, 0.01, td));
+		REQUIRE(ggrowing_tail(&S, 100, 0.01, ts));
+		for (uint64_t i = 0; i < per; i++)
+		{
+			CHECK(cf_insert(&D.cf, cf_hash_u64(i)) == CF_OK, "insert into dst");
+			CHECK(cf_insert(&S.cf, cf_hash_u64(per + i)) == CF_OK, "insert into src");
+		}
+		fd = gfpr(&D.cf, 31, 400000);
+		fs = gfpr(&S.cf, 31, 400000);
+		CHECK(cf_union_into(&D.cf, &S.cf) == CF_OK, "union of t %u into t %u refused", ts, td);
+		REQUIRE(gvalid(&D, "after a union across tails"));
+		cf_get_params(&D.cf, &p);
+		CHECK(p.tail_bits == td, "the union has %u tail bits, dst had %u", p.tail_bits, td);
+		for (uint64_t i = 0; i < 2 * per; i++)
+			fn += !cf_contains(&D.cf, cf_hash_u64(i));
+		CHECK(fn == 0, "%llu false negatives (t %u into t %u)", (unsigned long long) fn, ts, td);
+		CHECK(cf_items(&D.cf) == 2 * per, "items %llu for %llu disjoint values",
+			  (unsigned long long) cf_items(&D.cf), (unsigned long long) (2 * per));
+		fu = gfpr(&D.cf, 77, 400000);
+		CHECK(fu <= 1.5 * (fd + fs) + 0.0005, "rate %.5f of t %u into t %u, parts %.5f and %.5f",
+			  fu, ts, td, fd, fs);
+		snprintf(name + strlen(name), sizeof name - strlen(name), "%s t %u into t %u: %.5f (parts %.5f, %.5f)",
+				 way ? ";" : ":", ts, td, fu, fd, fs);
+		free(D.cf.buf);
+		free(S.cf.buf);
+	}
+done:
+	t_end(name);
+}
+
 void
 run_growth_tests(void)
 {
+	test_union_tails();
 	test_shrink_after_loss();
-	test_union_parts(10, 100, 100000, true);	/* 10 filters grown 1,000x */
-	test_union_parts(8, 100, 3000, true);
-	test_union_parts(100, 100, 3000, false);	/* the issue's: not all fit yet */
-	test_union_parts(30, 1000, 100000, false);	/* the README's 30-day rollup */
+	test_union_parts(10, 100, 100000, true, CF_V2_TAIL_BITS);	/* 10 filters grown 1,000x */
+	test_union_parts(8, 100, 3000, true, CF_V2_TAIL_BITS);
+	test_union_parts(100, 100, 3000, false, CF_V2_TAIL_BITS);	/* the issue's: not all fit yet */
+	test_union_parts(30, 1000, 100000, false, CF_V2_TAIL_BITS);	/* the README's 30-day rollup */
+	/* the same with 15 tail bits (docs/DESIGN.md, "Unions to the size
+	 * limit"): every union succeeds, at or below the target */
+	test_union_parts(10, 100, 100000, true, 15);
+	test_union_parts(8, 100, 3000, true, 15);
+	test_union_parts(100, 100, 3000, true, 15);
+	test_union_parts(30, 1000, 100000, true, 15);
 	test_lookup_shapes();
 	test_lookup_random();
 	test_lookup_fast_shapes();

@@ -1029,7 +1029,9 @@ export function defineFilterV2(Filter, ctx) {
     /** A new filter holding the items of both (multiset union, SQL cuckoo_union). */
     union(other) {
       if (!(other instanceof Filter)) throw new TypeError('union takes a Filter');
-      if (other.version !== 2 || this.b !== other.b || this.f !== other.f || this.t !== other.t
+      // growing filters may differ in t: other's entries are read with its t
+      // and stored with this one's (cf2_union_into)
+      if (other.version !== 2 || this.b !== other.b || this.f !== other.f || (!this.grows && this.t !== other.t)
         || this.g !== other.g || this.c !== other.c || this.grows !== other.grows
         || this.capacity !== other.capacity || this._buf[50] !== other._buf[50] || this._buf[51] !== other._buf[51]) {
         throw shapeMismatch(this, other);

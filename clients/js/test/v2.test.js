@@ -203,3 +203,24 @@ test('rotate: a rolling window keeps the last keep generations', () => {
   const wide = Filter.fromText(load('filters').filters.find((x) => x.info.fingerprint_bits === 32).text);
   assert.throws(() => wide.rotate(1), /cannot rotate a filter of 32-bit fingerprints with keep 1/);
 });
+
+test('growing filters with 9 and 15 tail bits union both ways (cf2_union_into)', () => {
+  const a = byName('v2_grow_empty');
+  assert.equal(a.info().tail_bits, 9);
+  // the same empty filter with a 15-bit tail: header byte 10, longer table
+  const hdr = 64 + (a.g ? 8 << a.g : 0);
+  const w = a.f + 15 + a.g;
+  const bytes = new Uint8Array(hdr + Math.ceil((a.m * a.b * w) / 64) * 8 + 8);
+  bytes.set(a.toBytes().subarray(0, hdr));
+  bytes[10] = 15;
+  const b = Filter.fromBytes(bytes);
+  assert.equal(b.info().tail_bits, 15);
+  const n = 1500;
+  for (let i = 0; i < n; i++) { a.addInPlace(i); b.addInPlace(n + i); }
+  for (const [x, y] of [[a, b], [b, a]]) {
+    const u = valid(x.union(y));
+    assert.equal(u.info().tail_bits, x.info().tail_bits);
+    assert.equal(u.info().items, 2 * n);
+    for (let i = 0; i < 2 * n; i++) assert.ok(u.contains(i), `false negative of ${i}`);
+  }
+});

@@ -1409,7 +1409,9 @@ def _shape_error(a, o):
 
 def _union(a, o):
     """cuckoo_union(a, o) with a of version 2 (cf2_union_into on a copy of a)."""
-    if (o.version != VERSION_2 or a.b != o.b or a.f != o.f or a.t != o.t or a.g != o.g
+    # growing filters may differ in t: o's entries are read with its t and
+    # stored with a's (cf2_union_into)
+    if (o.version != VERSION_2 or a.b != o.b or a.f != o.f or (not a.grows and a.t != o.t) or a.g != o.g
             or a.c != o.c or a.grows != o.grows or a.capacity != o.capacity
             or a._buf[OFF_CUR_GEN] != o._buf[OFF_CUR_GEN] or a._buf[OFF_KEEP] != o._buf[OFF_KEEP]):
         raise _shape_error(a, o)

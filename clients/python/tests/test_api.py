@@ -359,3 +359,30 @@ def test_store_routing_and_probes():
         st.contains("1")
     with pytest.raises(ValueError):
         pgcuckoo.Store([(0, build([1]).to_bytes()), (2, build([2]).to_bytes())])
+
+
+def test_v2_union_across_tail_bits():
+    # growing filters of one creation shape but another tail (9 and 15 bits)
+    # union both ways (cf2_union_into): the result keeps the first's tail,
+    # no false negative, the items of disjoint parts added exactly
+    from vectors import load
+    from pgcuckoo import _v2
+    empty = [v for v in load("filters")["filters"] if v["name"] == "v2_grow_empty"][0]["text"]
+    a = Filter.from_text(empty)
+    assert a.info()["tail_bits"] == 9
+    buf = bytearray(a.to_bytes())
+    buf[_v2.OFF_TAIL_BITS] = 15
+    w = a.f + 15 + a.g
+    buf = buf[:_v2.header_bytes(a.g)] + bytearray(_v2.total_bytes_2(a.m, a.b, w, a.g) - _v2.header_bytes(a.g))
+    b = Filter.from_bytes(bytes(buf))
+    assert b.info()["tail_bits"] == 15
+    n = 1500
+    for i in range(n):
+        a.add_in_place(i)
+        b.add_in_place(n + i)
+    for x, y in ((a, b), (b, a)):
+        u = x.union(y)
+        assert u.info()["tail_bits"] == x.info()["tail_bits"]
+        assert u.info()["items"] == 2 * n
+        assert all(u.contains(i) for i in range(2 * n))
+        assert Filter.from_bytes(u.to_bytes()) == u
