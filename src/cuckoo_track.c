@@ -528,6 +528,37 @@ changes_cancel(ChangeList *l)
 }
 
 /*
+ * The statement that reads the trackings of a table, prepared once per
+ * backend (again if the tracking table's name changes: ALTER EXTENSION
+ * SET SCHEMA).
+ */
+static SPIPlanPtr
+track_lookup_plan(Oid tt, Oid type)
+{
+	static SPIPlanPtr plan = NULL;
+	static char *plan_for = NULL;
+	char	   *name = rel_qualname(tt);
+
+	if (plan != NULL && strcmp(plan_for, name) == 0)
+		return plan;
+	if (plan != NULL)
+	{
+		SPI_freeplan(plan);
+		plan = NULL;
+		pfree(plan_for);
+	}
+	plan = SPI_prepare(psprintf("SELECT store::pg_catalog.oid, col FROM %s "
+								"WHERE tab OPERATOR(pg_catalog.=) $1 ORDER BY 1, 2", name),
+					   1, &type);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	plan_for = MemoryContextStrdup(TopMemoryContext, name);
+	return plan;
+}
+
+/*
  * cuckoo_track_trigger(): the statement trigger of a tracked table.  For
  * each tracking of the table, the values of the transition tables (for
  * TRUNCATE, of the table) are applied to the store with the rights of the
@@ -558,16 +589,18 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	truncate = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
 	tab = RelationGetRelid(td->tg_relation);
 	desc = RelationGetDescr(td->tg_relation);
+	/* a statement that changed no row costs nothing more */
+	if (!truncate &&
+		(td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
+		(td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0))
+		return PointerGetDatum(NULL);
 	tt = track_table(fcinfo);
 	owner = td->tg_relation->rd_rel->relowner;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	arg = ObjectIdGetDatum(tab);
-	rc = SPI_execute_with_args(psprintf("SELECT store::pg_catalog.oid, col FROM %s "
-										"WHERE tab OPERATOR(pg_catalog.=) $1 ORDER BY 1, 2",
-										rel_qualname(tt)),
-							   1, &type, &arg, NULL, true, 0);
+	rc = SPI_execute_plan(track_lookup_plan(tt, type), &arg, NULL, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	ntrack = (int) SPI_processed;
