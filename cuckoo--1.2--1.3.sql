@@ -188,3 +188,11 @@ COMMENT ON FUNCTION cuckoo_track_drop() IS
     'deletes the trackings of dropped tables and columns (event trigger)';
 CREATE EVENT TRIGGER cuckoo_track_drop ON sql_drop
     EXECUTE PROCEDURE cuckoo_track_drop();
+
+CREATE FUNCTION cuckoo_track_ddl() RETURNS event_trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_ddl() IS
+    'refuses to make a tracked table a partition or part of an inheritance tree (event trigger)';
+CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+    EXECUTE PROCEDURE cuckoo_track_ddl();

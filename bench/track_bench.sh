@@ -12,8 +12,9 @@
 # tracked (a store of capacity ROWS tracking k).  Per round and side:
 # INSERT ... SELECT of ROWS rows, TRUNCATE, COPY of the same ROWS rows from a
 # server-side file, DELETE of 10 % of the rows (every tenth id); then pgbench,
-# 8 clients for SECONDS s, each transaction one single-row INSERT or one
-# single-row DELETE of a random id.  The issue's goals are printed beside
+# 8 clients for SECONDS s, each transaction one single-row INSERT of a new
+# id or one single-row DELETE of a random id of the loaded ones (most
+# exist: a tenth were deleted above, and each is deleted once).  The issue's goals are printed beside
 # the ratios.  Progress to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,14 +77,14 @@ cat >"$pp_work/ins.pgbench" <<'EOF'
 INSERT INTO :tab VALUES (:id, :id) ON CONFLICT DO NOTHING;
 EOF
 cat >"$pp_work/del.pgbench" <<'EOF'
-\set id random(1, 10000000)
+\set id random(1, :rows)
 DELETE FROM :tab WHERE id = :id;
 EOF
 for r in $(seq 1 "$ROUNDS"); do
   for side in plain tracked; do
     log "round $r, $side: pgbench, 8 clients, $SECONDS_ s"
     tps=$(PGHOST="$pp_sock" PGPORT="$pp_port" PGUSER=postgres pgbench -n -c 8 -j 2 -T "$SECONDS_" \
-            -D tab="$side" -f "$pp_work/ins.pgbench" -f "$pp_work/del.pgbench" postgres 2>&1 |
+            -D tab="$side" -D rows="$ROWS" -f "$pp_work/ins.pgbench" -f "$pp_work/del.pgbench" postgres 2>&1 |
           sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
     q -c "INSERT INTO timings VALUES ('$side', 'pgbench_tps', $tps)" >/dev/null
   done

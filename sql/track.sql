@@ -166,6 +166,20 @@ SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.v', 'k')$$);
 CREATE TABLE tr.p (k int8) PARTITION BY RANGE (k);
 SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.p', 'k')$$);
 SELECT cuckoo_store_track(NULL, 'tr.t', 'k') IS NULL AS strict;
+-- partitions and inheritance trees: refused when tracking, and a tracked
+-- table cannot join one later (the command is rolled back)
+CREATE TABLE tr.p1 PARTITION OF tr.p FOR VALUES FROM (0) TO (100);
+SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.p1', 'k')$$);
+CREATE TABLE tr.parent (k int8);
+CREATE TABLE tr.kid () INHERITS (tr.parent);
+SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.parent', 'k')$$);
+SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.kid', 'k')$$);
+SELECT tstate($$CREATE TABLE tr.tchild () INHERITS (tr.t)$$);
+CREATE TABLE tr.tparent (id int, k int8, other text);
+SELECT tstate($$ALTER TABLE tr.t INHERIT tr.tparent$$);
+CREATE TABLE tr.pt (id int, k int8, other text) PARTITION BY RANGE (id);
+SELECT tstate($$ALTER TABLE tr.pt ATTACH PARTITION tr.t FOR VALUES FROM (0) TO (100000)$$);
+SELECT count(*) AS inherits FROM pg_inherits WHERE inhrelid = 'tr.t'::regclass OR inhparent = 'tr.t'::regclass;
 
 -- DDL: renames keep working
 ALTER TABLE tr.t RENAME TO t2;

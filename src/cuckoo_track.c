@@ -18,6 +18,7 @@
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "commands/trigger.h"
@@ -278,6 +279,23 @@ track_count_triggers(FunctionCallInfo fcinfo, Oid tab)
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
+/*
+ * Raises 0A000 if tab is a partition or in an inheritance tree: a statement
+ * on a parent fires the parent's statement triggers, not the child's, so a
+ * tracked child would miss changes made through its parent, and a tracked
+ * parent's transition tables would hold its children's rows.
+ */
+static void
+track_check_no_inheritance(Oid tab)
+{
+	if (get_rel_relispartition(tab) || has_subclass(tab) || has_superclass(tab))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track table \"%s\": it is a partition or in an inheritance tree",
+						get_rel_name(tab)),
+				 errdetail("Tracking partitions and inheritance trees is not supported yet.")));
+}
+
 /* ------------------------------------------------------------------------
  * cuckoo_store_track, cuckoo_store_untrack
  * ------------------------------------------------------------------------
@@ -319,12 +337,13 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot track partitioned table \"%s\"", get_rel_name(tab)),
 				 errdetail("Tracking partitioned tables is not supported yet."),
-				 errhint("Track each partition, or the column of an ordinary table.")));
+				 errhint("Track the column of an ordinary table.")));
 	if (relkind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot track \"%s\": it is not an ordinary table",
 						get_rel_name(tab))));
+	track_check_no_inheritance(tab);
 	if (tab == store)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -685,6 +704,45 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 							  "AND d.address_names[3] OPERATOR(pg_catalog.=) t.col::pg_catalog.text))",
 							  rel_qualname(tt)),
 					 0, NULL, NULL, SPI_OK_DELETE);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE and ALTER TABLE,
+ * refuses a command that made a tracked table a partition, a parent or a
+ * child of inheritance (ATTACH PARTITION, INHERIT, PARTITION OF, INHERITS):
+ * the command is rolled back.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_ddl);
+Datum
+cuckoo_track_ddl(PG_FUNCTION_ARGS)
+{
+	Oid			tt;
+	int			rc;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_ddl must be called as an event trigger")));
+	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
+	if (!OidIsValid(tt))
+		PG_RETURN_VOID();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute(psprintf("SELECT t.tab::pg_catalog.text FROM %s t "
+							  "WHERE EXISTS (SELECT FROM pg_catalog.pg_inherits i "
+							  "WHERE i.inhrelid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid) LIMIT 1",
+							  rel_qualname(tt)), false, 1);	/* sees the command's changes */
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table %s is tracked by a cuckoo store and cannot be a partition or in an inheritance tree",
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errhint("Untrack it first (cuckoo_store_untrack).")));
 	SPI_finish();
 	PG_RETURN_VOID();
 }
