@@ -209,6 +209,15 @@ SELECT cuckoo_store_untrack('tr.s', 'tr.t', 'k');
 SELECT count(*) AS triggers FROM pg_trigger WHERE tgrelid = 'tr.t'::regclass;
 INSERT INTO tr.t VALUES (9003, 90030, 'u');
 SELECT probe(90030) AS untracked_insert, probe(90010) AS kept;
+-- a tracking of a table whose triggers were dropped by hand puts all four back
+CREATE TABLE tr.h (k int8);
+SELECT cuckoo_store_track('tr.s', 'tr.h', 'k');
+DROP TRIGGER cuckoo_track_delete ON tr.h;
+SELECT cuckoo_store_untrack('tr.s', 'tr.h', 'k');
+CREATE TRIGGER cuckoo_track_update AFTER UPDATE ON tr.h FOR EACH STATEMENT EXECUTE PROCEDURE cuckoo_track_trigger();
+SELECT cuckoo_store_track('tr.s', 'tr.h', 'k');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'tr.h'::regclass ORDER BY 1;
+SELECT cuckoo_store_untrack('tr.s', 'tr.h', 'k');
 -- track again: the store counts the rows again (a second copy each)
 SELECT cuckoo_store_track('tr.s', 'tr.t', 'k') = (SELECT count(k) FROM tr.t) AS counted;
 SELECT missing, trackings FROM cuckoo_store_verify('tr.s');

@@ -296,6 +296,32 @@ track_check_no_inheritance(Oid tab)
 				 errdetail("Tracking partitions and inheritance trees is not supported yet.")));
 }
 
+/* Drops those of the four triggers of tab that exist (in SPI). */
+static void
+track_drop_triggers(Oid tab)
+{
+	char	   *tabname = rel_qualname(tab);
+
+	for (int i = 0; i < lengthof(track_triggers); i++)
+	{
+		Oid			types[2] = {OIDOID, TEXTOID};
+		Datum		values[2];
+		int			rc;
+
+		values[0] = ObjectIdGetDatum(tab);
+		values[1] = CStringGetTextDatum(track_triggers[i][0]);
+		rc = SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_trigger "
+								   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
+								   "AND tgname OPERATOR(pg_catalog.=) $2::pg_catalog.name",
+								   2, types, values, NULL, false, 1);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed > 0)
+			track_exec(psprintf("DROP TRIGGER %s ON %s", track_triggers[i][0], tabname),
+					   0, NULL, NULL, SPI_OK_UTILITY);
+	}
+}
+
 /* ------------------------------------------------------------------------
  * cuckoo_store_track, cuckoo_store_untrack
  * ------------------------------------------------------------------------
@@ -384,10 +410,12 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 
 	/* the triggers, once per table */
 	ntrig = track_count_triggers(fcinfo, tab);
-	if (ntrig == 0)
+	if (ntrig != lengthof(track_triggers))
 	{
 		char	   *fn = track_trigger_fn(fcinfo);
 
+		/* none yet, or some dropped by hand: all four again */
+		track_drop_triggers(tab);
 		for (int i = 0; i < lengthof(track_triggers); i++)
 			track_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE PROCEDURE %s()",
 								track_triggers[i][0],
@@ -456,14 +484,8 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
 							   1, &types[1], &values[1], NULL, false, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
-	if (SPI_processed == 0 && track_count_triggers(fcinfo, tab) > 0)
-	{
-		char	   *tabname = rel_qualname(tab);
-
-		for (int i = 0; i < lengthof(track_triggers); i++)
-			track_exec(psprintf("DROP TRIGGER IF EXISTS %s ON %s", track_triggers[i][0], tabname),
-					   0, NULL, NULL, SPI_OK_UTILITY);
-	}
+	if (SPI_processed == 0)
+		track_drop_triggers(tab);
 	SPI_finish();
 	PG_RETURN_VOID();
 }
