@@ -153,6 +153,20 @@ SET ROLE regress_track_writer;
 SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.w', 'k')$$);
 RESET ROLE;
 
+-- row security: a table whose policies would hide rows from its owner is
+-- refused, never loaded in part
+CREATE TABLE tr.rls (k int8);
+INSERT INTO tr.rls VALUES (1), (2);
+ALTER TABLE tr.rls ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY only_one ON tr.rls USING (k = 1);
+ALTER TABLE tr.rls OWNER TO regress_track_writer;
+GRANT SELECT, UPDATE ON tr.s TO regress_track_writer;
+SET ROLE regress_track_writer;
+SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.rls', 'k')$$);
+RESET ROLE;
+REVOKE SELECT, UPDATE ON tr.s FROM regress_track_writer;
+SELECT count(*) AS rls_trackings FROM cuckoo_store_tracking WHERE tab = 'tr.rls'::regclass;
+
 -- bad arguments
 SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.t', 'k')$$);
 SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.t', 'nope')$$);

@@ -138,8 +138,8 @@ typedef struct Become
 
 /*
  * Becomes role, as PostgreSQL's foreign-key triggers do, with search_path
- * pg_catalog, pg_temp.  An error ends the (sub)transaction, which restores
- * both.
+ * pg_catalog, pg_temp and row_security off.  An error ends the
+ * (sub)transaction, which restores all three.
  */
 static void
 track_become(Become *b, Oid role)
@@ -149,6 +149,10 @@ track_become(Become *b, Oid role)
 						   SECURITY_RESTRICTED_OPERATION);
 	b->guc_level = NewGUCNestLevel();
 	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+	/* a read of a table that row security would filter fails, never skips rows */
+	(void) set_config_option("row_security", "off",
 							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
 							 true, 0, false);
 }
@@ -375,11 +379,13 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a cuckoo store cannot track itself")));
 	track_check_owner(tab);
-	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+	/* the caller loads the rows there now, the table's owner keeps them in step */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, rel_owner(tab), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
-				 errdetail("Tracking needs SELECT and UPDATE on the store.")));
+				 errdetail("Tracking needs SELECT and UPDATE on the store, for the caller and for the table's owner.")));
 	att = track_column(tab, col, InvalidOid);
 
 	/* no write of the table from here to the end of the transaction */
@@ -426,8 +432,14 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
 					 3, types, values, SPI_OK_INSERT);
 
-	/* the values already there */
-	track_read_table(tab, col, &vh, false, &l);
+	/* the values already there (all of them: row security off) */
+	{
+		Become		b;
+
+		track_become(&b, GetUserId());
+		track_read_table(tab, col, &vh, false, &l);
+		track_unbecome(&b);
+	}
 	if (l.n > 0)
 		(void) cuckoo_store_apply(fcinfo, store, &vh, l.c, l.n, true);
 	SPI_finish();
