@@ -137,3 +137,62 @@ CREATE FUNCTION cuckoo_store_info(store regclass,
     AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION cuckoo_store_info(regclass) IS
     'items, stored bytes, segments, target and expected false-positive rate, and value type of a stored filter';
+
+-- Living filters (cuckoo_store_track)
+-- A tracking keeps a stored filter in step with a table's column, in the
+-- same transaction as every change of its rows (docs/DESIGN.md, "Living
+-- filters").  The trackings are the rows of cuckoo_store_tracking, which
+-- pg_dump dumps; a tracked table has four statement triggers that call
+-- cuckoo_track_trigger, which changes the store with the rights of the
+-- table's owner.  The table is changed only by cuckoo_store_track and
+-- cuckoo_store_untrack (and the event trigger below, on DROP).
+CREATE TABLE cuckoo_store_tracking (
+    store regclass NOT NULL,
+    tab   regclass NOT NULL,
+    col   name NOT NULL,
+    PRIMARY KEY (store, tab, col)
+);
+GRANT SELECT ON cuckoo_store_tracking TO PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('cuckoo_store_tracking', '');
+COMMENT ON TABLE cuckoo_store_tracking IS
+    'the columns each stored filter is kept in step with (cuckoo_store_track)';
+
+CREATE FUNCTION cuckoo_store_track(store regclass, tab regclass, col name) RETURNS bigint
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cuckoo_store_track(regclass, regclass, name) IS
+    'adds the values of tab.col to the store and keeps it in step with every change; returns how many values were added';
+
+CREATE FUNCTION cuckoo_store_untrack(store regclass, tab regclass, col name) RETURNS void
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cuckoo_store_untrack(regclass, regclass, name) IS
+    'stops keeping the store in step with tab.col (its values stay in the store)';
+
+CREATE FUNCTION cuckoo_store_verify(store regclass,
+                                    OUT missing bigint,
+                                    OUT rows bigint,
+                                    OUT items bigint,
+                                    OUT trackings int)
+    RETURNS record
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cuckoo_store_verify(regclass) IS
+    'scans the tracked columns: values the store does not find (must be 0), values scanned, the store''s items, trackings';
+
+CREATE FUNCTION cuckoo_track_trigger() RETURNS trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_trigger() IS
+    'statement trigger of a table tracked by a stored filter (cuckoo_store_track)';
+
+CREATE FUNCTION cuckoo_track_drop() RETURNS event_trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_drop() IS
+    'deletes the trackings of dropped tables and columns (event trigger)';
+CREATE EVENT TRIGGER cuckoo_track_drop ON sql_drop
+    EXECUTE PROCEDURE cuckoo_track_drop();
+
+CREATE FUNCTION cuckoo_track_ddl() RETURNS event_trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_ddl() IS
+    'refuses to make a tracked table a partition or part of an inheritance tree (event trigger)';
+CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+    EXECUTE PROCEDURE cuckoo_track_ddl();

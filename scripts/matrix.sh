@@ -2,7 +2,8 @@
 # The PostgreSQL version matrix beyond the host's 15: each major in a Debian
 # tree of its own (scripts/chroot.sh) where cuckoo is built with warnings as
 # errors and the pg_regress suite, the dump/restore test, the update-chain
-# test, the stored-filter test (test/cluster/store.sh) and the README's sql
+# test, the stored-filter test (test/cluster/store.sh), the living-filter
+# test (test/cluster/track.sh) and the README's sql
 # examples (test/readme.sh) run against a throwaway cluster, and the Citus emulation (test/cluster/citus_emulation.sh)
 # in a private tree; in the 17 tree the Debian package is built, installed
 # and tested too (test/package.sh).  Run as root.
@@ -132,6 +133,13 @@ inside() {
   grep -E '^not ok' "$log/store.log" | sed 's/^/    store: /'
   [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/store.log" | sed 's/^/    /'; }
   echo "# store: $line"
+  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  # living filters (1.3): a tracked table under load, a kill -9 and pg_dump
+  pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/track.sh >"$log/track.log" 2>&1
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/track.log" | tail -n 1)
+  grep -E '^not ok' "$log/track.log" | sed 's/^/    track: /'
+  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/track.log" | sed 's/^/    /'; }
+  echo "# track: $line"
   passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
   # the README's sql blocks, as pasted, in a fresh database (test/readme.sh;
   # the trees have no python3-psycopg or node: the host runs those blocks)

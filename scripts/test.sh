@@ -153,6 +153,9 @@ LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster concurrent_load '^# ' concurrent_l
 # Stored filters (1.3): 8 clients changing a store of 7 segments (no
 # deadlock, no false negative), kill -9 under load, pg_dump/pg_restore.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster store '^# ' store.sh
+# Living filters (1.3): a tracked table under 8 clients (READ COMMITTED and
+# REPEATABLE READ), kill -9 under load, pg_dump/pg_restore of the tracking.
+LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster track '^# ' track.sh
 
 # --- Versions and packaging (issue 10): PGXN metadata and release archive,
 # the Debian package on the host, then every other PostgreSQL version.

@@ -42,6 +42,7 @@
 #include "access/detoast.h"	/* toast_datum_size (13 and later) */
 
 #include "cf_store.h"
+#include "cuckoo_store.h"
 
 /* The header row's segment number. */
 #define STORE_HEADER	(-1)
@@ -1125,4 +1126,76 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 	values[6] = Float8GetDatum(items > 0 ? fpr_sum / (double) items : 0.0);
 	result = heap_form_tuple(tupdesc, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(result));
+}
+
+/* ------------------------------------------------------------------------
+ * The entry point for other files (cuckoo_store.h)
+ * ------------------------------------------------------------------------
+ */
+
+int64
+cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+				   const StoreChange *changes, int64 n, bool saturate)
+{
+	Store		s;
+	StoreItem  *items;
+	int64		changed = 0;
+	int			k = 0,
+				nremove = 0;
+
+	if (n > PG_INT32_MAX / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many changes for cuckoo store in one call: " INT64_FORMAT, n)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, vh, true);
+	items = palloc_extended(sizeof(StoreItem) * (Size) Max(n, 1), MCXT_ALLOC_HUGE);
+	/* removes first, then adds: the sort keeps that order within a segment */
+	for (int pass = 0; pass < 2; pass++)
+		for (int64 i = 0; i < n; i++)
+			if (changes[i].remove == (pass == 0))
+			{
+				items[k].segment = (int32) cf_store_segment(changes[i].h,
+															(uint32) s.nsegments);
+				items[k].index = k;
+				items[k].h = changes[i].h;
+				k++;
+				if (pass == 0)
+					nremove++;
+			}
+	store_sort_items(&items, k, s.nsegments);
+	for (int i = 0; i < k;)
+	{
+		int32		seg = items[i].segment;
+		CuckooFilter *v;
+		cf_filter	cf;
+		bool		dirty = false;
+		cf_params	p;
+
+		CHECK_FOR_INTERRUPTS();
+		v = store_read(&s, seg, true, true, false, false);
+		if (v == NULL)
+			store_missing_segment(&s, seg);
+		filter_open(&cf, v);
+		filter_check_kind(&cf, vh);
+		cf_get_params(&cf, &p);
+		for (; i < k && items[i].segment == seg; i++)
+		{
+			bool		remove = items[i].index < nremove;
+
+			if (saturate && cf_count(&cf, items[i].h) >= p.bucket_size)
+				continue;
+			if (segment_apply(&cf, vh, remove ? OP_REMOVE : OP_ADD, items[i].h))
+			{
+				dirty = true;
+				changed++;
+			}
+		}
+		if (dirty)
+			store_write(&s, seg, &cf);
+		pfree(cf.buf - VARHDRSZ);
+	}
+	SPI_finish();
+	return changed;
 }

@@ -40,7 +40,7 @@ m AS (SELECT d.classid, d.objid, d.objsubid
 fam AS (SELECT objid FROM m WHERE classid = 'pg_opfamily'::regclass),
 lines(l) AS (
   SELECT 'extension: ' || concat_ws(' ', e.extname, pg_get_userbyid(e.extowner) = current_user,
-         e.extnamespace::regnamespace, e.extrelocatable, e.extversion, e.extconfig, e.extcondition)
+         e.extnamespace::regnamespace, e.extrelocatable, e.extversion, e.extconfig::regclass[], e.extcondition)
   FROM pg_extension e, ext WHERE e.oid = ext.oid
   UNION ALL
   SELECT 'member: ' || pg_describe_object(classid, objid, objsubid) FROM m

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Living filters (cuckoo_store_track): the cost of keeping a store in step
+# with a table, against the same table without tracking, side by side in one
+# run (the two sides alternate, ROUNDS times, medians printed).
+#
+#   bash bench/track_bench.sh [ROWS [SECONDS]]   (ROWS default 1000000,
+#                                                 SECONDS default 10)
+#
+# Builds this tree into a private copy of the install tree and runs a private
+# server (test/pg_private.sh: nothing is installed; fsync = off, so times are
+# of the work, not of disk flushes).  Two tables (id int8, k int8), plain and
+# tracked (a store of capacity ROWS tracking k).  Per round and side:
+# INSERT ... SELECT of ROWS rows, TRUNCATE, COPY of the same ROWS rows from a
+# server-side file, DELETE of 10 % of the rows (every tenth id); then pgbench,
+# 8 clients for SECONDS s, each transaction one single-row INSERT of a new
+# id or one single-row DELETE of a random id of the loaded ones (most
+# exist: a tenth were deleted above, and each is deleted once).  The issue's goals are printed beside
+# the ratios.  Progress to stderr.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/.."
+ROWS=${1:-1000000}
+SECONDS_=${2:-10}
+ROUNDS=${ROUNDS:-3}
+. test/lib.sh
+. test/pg_private.sh
+
+log() { printf '[track_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+pp_setup track_bench
+pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
+pp_make_tree
+pp_initdb || exit 1
+cat >>"$pp_data/postgresql.conf" <<EOF
+shared_buffers = 512MB
+max_wal_size = 8GB
+checkpoint_timeout = 1h
+EOF
+pp_start postgres || exit 1
+q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
+rows_file="$pp_work/rows.tsv"
+seq 1 "$ROWS" | awk '{ print $1 "\t" ($1 * 7919) % 1000003 }' >"$rows_file"
+chmod 644 "$rows_file"
+
+q <<EOF >/dev/null
+CREATE EXTENSION cuckoo;
+CREATE TABLE plain (id int8 PRIMARY KEY, k int8);
+CREATE TABLE tracked (id int8 PRIMARY KEY, k int8);
+SELECT cuckoo_store_create('s', $ROWS);
+SELECT cuckoo_store_track('s', 'tracked', 'k');
+CREATE TABLE timings (side text, op text, v float8);
+EOF
+
+# timed SIDE OP SQL: the statement's milliseconds (psql's \timing)
+timed() {
+  local out ms
+  out=$(q -c '\timing on' -c "$3") || { echo "$out" >&2; exit 1; }
+  ms=$(echo "$out" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
+  q -c "INSERT INTO timings VALUES ('$1', '$2', $ms)" >/dev/null
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+  for side in plain tracked; do
+    log "round $r, $side: insert, copy, delete"
+    q -c "TRUNCATE $side" -c "CHECKPOINT" >/dev/null
+    timed "$side" insert "INSERT INTO $side SELECT g, (g * 7919) % 1000003 FROM generate_series(1::int8, $ROWS) g"
+    q -c "TRUNCATE $side" -c "CHECKPOINT" >/dev/null
+    timed "$side" copy "COPY $side FROM '$rows_file'"
+    q -c "CHECKPOINT" >/dev/null
+    timed "$side" delete "DELETE FROM $side WHERE id % 10 = 0"
+  done
+done
+check_missing=$(q -c "SELECT missing FROM cuckoo_store_verify('s')")
+
+cat >"$pp_work/ins.pgbench" <<'EOF'
+\set id random(2000000000, 4000000000)
+INSERT INTO :tab VALUES (:id, :id) ON CONFLICT DO NOTHING;
+EOF
+cat >"$pp_work/del.pgbench" <<'EOF'
+\set id random(1, :rows)
+DELETE FROM :tab WHERE id = :id;
+EOF
+for r in $(seq 1 "$ROUNDS"); do
+  for side in plain tracked; do
+    log "round $r, $side: pgbench, 8 clients, $SECONDS_ s"
+    tps=$(PGHOST="$pp_sock" PGPORT="$pp_port" PGUSER=postgres pgbench -n -c 8 -j 2 -T "$SECONDS_" \
+            -D tab="$side" -D rows="$ROWS" -f "$pp_work/ins.pgbench" -f "$pp_work/del.pgbench" postgres 2>&1 |
+          sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
+    q -c "INSERT INTO timings VALUES ('$side', 'pgbench_tps', $tps)" >/dev/null
+  done
+done
+check_missing2=$(q -c "SELECT missing FROM cuckoo_store_verify('s')")
+
+echo "$ROWS rows, $ROUNDS rounds, medians; PostgreSQL $(q -c 'SHOW server_version' | cut -d' ' -f1), $(nproc) cores."
+echo "cuckoo_store_verify after the statements: missing = $check_missing; after pgbench: missing = $check_missing2."
+echo
+echo "| operation | plain | tracked | tracked / plain | goal |"
+echo "|---|---|---|---|---|"
+q -F' | ' <<'EOF'
+WITH m AS (SELECT side, op, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS v
+           FROM timings GROUP BY side, op)
+SELECT '| ' || CASE p.op WHEN 'insert' THEN 'INSERT ... SELECT, ms'
+                        WHEN 'copy' THEN 'COPY, ms'
+                        WHEN 'delete' THEN 'DELETE of 10 %, ms'
+                        ELSE 'pgbench single-row INSERT/DELETE, 8 clients, tps' END,
+       to_char(p.v, 'FM9999990.0'), to_char(t.v, 'FM9999990.0'), to_char(t.v / p.v, 'FM990.00'),
+       CASE p.op WHEN 'pgbench_tps' THEN '>= 0.7: ' || CASE WHEN t.v / p.v >= 0.7 THEN 'met' ELSE 'NOT met' END
+                 WHEN 'delete' THEN '<= 2: ' || CASE WHEN t.v / p.v <= 2 THEN 'met' ELSE 'NOT met' END
+                 ELSE '<= 1.5: ' || CASE WHEN t.v / p.v <= 1.5 THEN 'met' ELSE 'NOT met' END END || ' |'
+FROM m p JOIN m t ON t.op = p.op AND t.side = 'tracked'
+WHERE p.side = 'plain'
+ORDER BY CASE p.op WHEN 'insert' THEN 1 WHEN 'copy' THEN 2 WHEN 'delete' THEN 3 ELSE 4 END;
+EOF

@@ -1,0 +1,35 @@
+/*
+ * cuckoo_store.h
+ *     The one entry point of src/cuckoo_store.c that other files call: a
+ *     list of hashes applied to a stored filter (the living filters of
+ *     src/cuckoo_track.c use it).
+ */
+#ifndef CUCKOO_STORE_H
+#define CUCKOO_STORE_H
+
+#include "cuckoo.h"
+
+/* One change of a store: add or remove one copy of a hash. */
+typedef struct StoreChange
+{
+	uint64		h;
+	bool		remove;
+} StoreChange;
+
+/*
+ * Applies changes[0 .. n-1] to store relid, as the current user and inside
+ * the caller's transaction: segments locked and changed in segment order,
+ * each once, removes before adds within a segment.  vh gives the value
+ * family (recorded in a store that has none yet; another is 42804), and
+ * fcinfo a call of one of the extension's functions (its schema and
+ * fn_extra are used).  With saturate, an add of a hash of which the
+ * segment already holds b copies (its bucket size) adds nothing, and a
+ * remove of one removes nothing (DESIGN.md, "Living filters").  The store is opened and
+ * checked even when n is 0.  Returns how many changes changed a segment.
+ */
+extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
+								const ValueHasher *vh,
+								const StoreChange *changes, int64 n,
+								bool saturate);
+
+#endif							/* CUCKOO_STORE_H */

@@ -1,0 +1,864 @@
+/*
+ * cuckoo_track.c
+ *     Living filters (extension 1.3): a stored filter kept in step with a
+ *     table's column, in the same transaction as every change of its rows.
+ *     cuckoo_store_track, cuckoo_store_untrack, cuckoo_store_verify, the
+ *     trigger function cuckoo_track_trigger and the event trigger function
+ *     cuckoo_track_drop.
+ *
+ * The design is in docs/DESIGN.md ("Living filters").  A tracking is a row
+ * (store, tab, col) of the extension's table cuckoo_store_tracking; a
+ * tracked table has four statement triggers that call cuckoo_track_trigger,
+ * which reads the trackings of its table and applies the transition
+ * tables' values to their stores (cuckoo_store_apply), with the rights of
+ * the table's owner.
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "cuckoo_store.h"
+
+#define TRACK_TABLE		"cuckoo_store_tracking"
+
+/* Rows read from a table per fetch (bulk load, TRUNCATE). */
+#define TRACK_FETCH		10000
+
+/* The four triggers of a tracked table: name, timing and event, transition tables. */
+static const char *const track_triggers[][2] = {
+	{"cuckoo_track_insert", "AFTER INSERT ON %s REFERENCING NEW TABLE AS cuckoo_new"},
+	{"cuckoo_track_update", "AFTER UPDATE ON %s REFERENCING OLD TABLE AS cuckoo_old NEW TABLE AS cuckoo_new"},
+	{"cuckoo_track_delete", "AFTER DELETE ON %s REFERENCING OLD TABLE AS cuckoo_old"},
+	{"cuckoo_track_truncate", "BEFORE TRUNCATE ON %s"},
+};
+
+/* A list of changes being collected. */
+typedef struct ChangeList
+{
+	StoreChange *c;
+	int64		n;
+	int64		cap;
+} ChangeList;
+
+static void
+changes_push(ChangeList *l, uint64 h, bool remove)
+{
+	if (l->n == l->cap)
+	{
+		l->cap = l->cap == 0 ? 1024 : l->cap * 2;
+		if (l->c == NULL)
+			l->c = palloc_extended(sizeof(StoreChange) * (Size) l->cap, MCXT_ALLOC_HUGE);
+		else
+			l->c = repalloc_huge(l->c, sizeof(StoreChange) * (Size) l->cap);
+	}
+	l->c[l->n].h = h;
+	l->c[l->n].remove = remove;
+	l->n++;
+}
+
+/* ------------------------------------------------------------------------
+ * Names, owners, the tracking table
+ * ------------------------------------------------------------------------
+ */
+
+static Oid
+ext_namespace(FunctionCallInfo fcinfo)
+{
+	return get_func_namespace(fcinfo->flinfo->fn_oid);
+}
+
+static char *
+rel_qualname(Oid relid)
+{
+	char	   *nsp = get_namespace_name(get_rel_namespace(relid));
+	char	   *rel = get_rel_name(relid);
+
+	if (nsp == NULL || rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	return quote_qualified_identifier(nsp, rel);
+}
+
+static Oid
+rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* The tracking table of the extension whose function fcinfo calls. */
+static Oid
+track_table(FunctionCallInfo fcinfo)
+{
+	Oid			relid = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
+
+	if (!OidIsValid(relid))
+		elog(ERROR, "table %s not found in the schema of function %u",
+			 TRACK_TABLE, fcinfo->flinfo->fn_oid);
+	return relid;
+}
+
+/*
+ * The user and security context saved by track_become, restored by
+ * track_unbecome.
+ */
+typedef struct Become
+{
+	Oid			user;
+	int			sec;
+	int			guc_level;
+} Become;
+
+/*
+ * Becomes role, as PostgreSQL's foreign-key triggers do, with search_path
+ * pg_catalog, pg_temp and row_security off.  An error ends the
+ * (sub)transaction, which restores all three.
+ */
+static void
+track_become(Become *b, Oid role)
+{
+	GetUserIdAndSecContext(&b->user, &b->sec);
+	SetUserIdAndSecContext(role, b->sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	b->guc_level = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+	/* a read of a table that row security would filter fails, never skips rows */
+	(void) set_config_option("row_security", "off",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+}
+
+static void
+track_unbecome(Become *b)
+{
+	AtEOXact_GUC(false, b->guc_level);
+	SetUserIdAndSecContext(b->user, b->sec);
+}
+
+static void
+track_exec(const char *sql, int nargs, Oid *types, Datum *values, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "\"%s\" failed: %s", sql, SPI_result_code_string(rc));
+}
+
+/* Runs a statement on the tracking table with its owner's rights (in SPI). */
+static void
+track_table_exec(Oid tt, const char *sql, int nargs, Oid *types, Datum *values,
+				 int expect)
+{
+	Become		b;
+
+	track_become(&b, rel_owner(tt));
+	track_exec(sql, nargs, types, values, expect);
+	track_unbecome(&b);
+}
+
+/* Raises 42501 unless the current user owns (is a member of the owner of) tab. */
+static void
+track_check_owner(Oid tab)
+{
+	if (!has_privs_of_role(GetUserId(), rel_owner(tab)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s to track or untrack it",
+						get_rel_name(tab))));
+}
+
+/* The attribute number of tab's column col, or an error naming both. */
+static AttrNumber
+track_column(Oid tab, const char *col, Oid store)
+{
+	AttrNumber	att = get_attnum(tab, col);
+
+	if (att == InvalidAttrNumber || att < 0)
+	{
+		if (OidIsValid(store))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of table \"%s\", tracked by cuckoo store \"%s\", does not exist",
+							col, get_rel_name(tab), get_rel_name(store)),
+					 errhint("If it was renamed, call cuckoo_store_untrack('%s', '%s', '%s') and track the new name.",
+							 get_rel_name(store), get_rel_name(tab), col)));
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of table \"%s\" does not exist",
+						col, get_rel_name(tab))));
+	}
+	return att;
+}
+
+/* Reads column att of every row of tab (as the current user) into l. */
+static void
+track_read_table(Oid tab, const char *col, ValueHasher *vh, bool remove,
+				 ChangeList *l)
+{
+	SPIPlanPtr	plan;
+	Portal		portal;
+
+	plan = SPI_prepare(psprintf("SELECT %s FROM ONLY %s WHERE %s IS NOT NULL",
+								quote_identifier(col), rel_qualname(tab),
+								quote_identifier(col)), 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, false);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, TRACK_FETCH);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+										  1, &isnull);
+
+			if (!isnull)
+				changes_push(l, value_hash(vh, d), remove);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_freeplan(plan);
+}
+
+/* The qualified name of the trigger function. */
+static char *
+track_trigger_fn(FunctionCallInfo fcinfo)
+{
+	return quote_qualified_identifier(get_namespace_name(ext_namespace(fcinfo)),
+									  "cuckoo_track_trigger");
+}
+
+/* How many triggers of tab call the trigger function (in SPI). */
+static int64
+track_count_triggers(FunctionCallInfo fcinfo, Oid tab)
+{
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+	bool		isnull;
+	int			rc;
+
+	values[0] = ObjectIdGetDatum(tab);
+	values[1] = CStringGetTextDatum(psprintf("%s()", track_trigger_fn(fcinfo)));
+	rc = SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger "
+							   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
+							   "AND tgfoid OPERATOR(pg_catalog.=) "
+							   "pg_catalog.to_regprocedure($2)::pg_catalog.oid",
+							   2, types, values, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * Raises 0A000 if tab is a partition or in an inheritance tree: a statement
+ * on a parent fires the parent's statement triggers, not the child's, so a
+ * tracked child would miss changes made through its parent, and a tracked
+ * parent's transition tables would hold its children's rows.
+ */
+static void
+track_check_no_inheritance(Oid tab)
+{
+	if (get_rel_relispartition(tab) || has_subclass(tab) || has_superclass(tab))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track table \"%s\": it is a partition or in an inheritance tree",
+						get_rel_name(tab)),
+				 errdetail("Tracking partitions and inheritance trees is not supported yet.")));
+}
+
+/* Drops those of the four triggers of tab that exist (in SPI). */
+static void
+track_drop_triggers(Oid tab)
+{
+	char	   *tabname = rel_qualname(tab);
+
+	for (int i = 0; i < lengthof(track_triggers); i++)
+	{
+		Oid			types[2] = {OIDOID, TEXTOID};
+		Datum		values[2];
+		int			rc;
+
+		values[0] = ObjectIdGetDatum(tab);
+		values[1] = CStringGetTextDatum(track_triggers[i][0]);
+		rc = SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_trigger "
+								   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
+								   "AND tgname OPERATOR(pg_catalog.=) $2::pg_catalog.name",
+								   2, types, values, NULL, false, 1);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed > 0)
+			track_exec(psprintf("DROP TRIGGER %s ON %s", track_triggers[i][0], tabname),
+					   0, NULL, NULL, SPI_OK_UTILITY);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * cuckoo_store_track, cuckoo_store_untrack
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * cuckoo_store_track(store, tab, col): adds the non-NULL values of tab.col to
+ * store and keeps it in step from now on; returns how many values it added.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_track);
+Datum
+cuckoo_store_track(PG_FUNCTION_ARGS)
+{
+	Oid			store = PG_GETARG_OID(0);
+	Oid			tab = PG_GETARG_OID(1);
+	char	   *col = NameStr(*PG_GETARG_NAME(2));
+	Oid			tt = track_table(fcinfo);
+	char	   *ttname = rel_qualname(tt);
+	char	   *tabname;
+	char		relkind;
+	AttrNumber	att;
+	ValueHasher vh;
+	ChangeList	l = {0};
+	Oid			types[3] = {REGCLASSOID, REGCLASSOID, NAMEOID};
+	Datum		values[3];
+	int			rc;
+	int64		ntrig;
+	Oid			atttype,
+				attcoll;
+	int32		atttypmod;
+
+	relkind = get_rel_relkind(tab);
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", tab)));
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track partitioned table \"%s\"", get_rel_name(tab)),
+				 errdetail("Tracking partitioned tables is not supported yet."),
+				 errhint("Track the column of an ordinary table.")));
+	if (relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot track \"%s\": it is not an ordinary table",
+						get_rel_name(tab))));
+	track_check_no_inheritance(tab);
+	if (tab == store)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a cuckoo store cannot track itself")));
+	track_check_owner(tab);
+	/* the caller loads the rows there now, the table's owner keeps them in step */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, rel_owner(tab), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("Tracking needs SELECT and UPDATE on the store, for the caller and for the table's owner.")));
+	att = track_column(tab, col, InvalidOid);
+
+	/* no write of the table from here to the end of the transaction */
+	LockRelationOid(tab, ShareRowExclusiveLock);
+	tabname = rel_qualname(tab);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	values[0] = ObjectIdGetDatum(store);
+	values[1] = ObjectIdGetDatum(tab);
+	values[2] = PointerGetDatum(PG_GETARG_NAME(2));
+	rc = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE store OPERATOR(pg_catalog.=) $1 "
+										"AND tab OPERATOR(pg_catalog.=) $2 "
+										"AND col OPERATOR(pg_catalog.=) $3", ttname),
+							   3, types, values, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("cuckoo store \"%s\" already tracks column \"%s\" of table \"%s\"",
+						get_rel_name(store), col, get_rel_name(tab))));
+
+	/* the store: its shape, privileges, and its value family against the column's */
+	get_atttypetypmodcoll(tab, att, &atttype, &atttypmod, &attcoll);
+	value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
+	(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, 0);
+
+	/* the triggers, once per table */
+	ntrig = track_count_triggers(fcinfo, tab);
+	if (ntrig != lengthof(track_triggers))
+	{
+		char	   *fn = track_trigger_fn(fcinfo);
+
+		/* none yet, or some dropped by hand: all four again */
+		track_drop_triggers(tab);
+		for (int i = 0; i < lengthof(track_triggers); i++)
+			track_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE PROCEDURE %s()",
+								track_triggers[i][0],
+								psprintf(track_triggers[i][1], tabname), fn),
+					   0, NULL, NULL, SPI_OK_UTILITY);
+	}
+
+	track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
+					 3, types, values, SPI_OK_INSERT);
+
+	/* the values already there (all of them: row security off) */
+	{
+		Become		b;
+
+		track_become(&b, GetUserId());
+		track_read_table(tab, col, &vh, false, &l);
+		track_unbecome(&b);
+	}
+	if (l.n > 0)
+		(void) cuckoo_store_apply(fcinfo, store, &vh, l.c, l.n, true);
+	SPI_finish();
+	PG_RETURN_INT64(l.n);
+}
+
+/*
+ * cuckoo_store_untrack(store, tab, col): stops keeping store in step with
+ * tab.col (the values stay in the store); the table's triggers go with its
+ * last tracking.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_untrack);
+Datum
+cuckoo_store_untrack(PG_FUNCTION_ARGS)
+{
+	Oid			store = PG_GETARG_OID(0);
+	Oid			tab = PG_GETARG_OID(1);
+	char	   *col = NameStr(*PG_GETARG_NAME(2));
+	Oid			tt = track_table(fcinfo);
+	char	   *ttname = rel_qualname(tt);
+	Oid			types[3] = {REGCLASSOID, REGCLASSOID, NAMEOID};
+	Datum		values[3];
+	Become		b;
+	int			rc;
+	uint64		deleted;
+
+	if (get_rel_relkind(tab) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", tab)));
+	track_check_owner(tab);
+	LockRelationOid(tab, ShareRowExclusiveLock);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	values[0] = ObjectIdGetDatum(store);
+	values[1] = ObjectIdGetDatum(tab);
+	values[2] = PointerGetDatum(PG_GETARG_NAME(2));
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute_with_args(psprintf("DELETE FROM %s WHERE store OPERATOR(pg_catalog.=) $1 "
+										"AND tab OPERATOR(pg_catalog.=) $2 "
+										"AND col OPERATOR(pg_catalog.=) $3", ttname),
+							   3, types, values, NULL, false, 0);
+	deleted = SPI_processed;
+	track_unbecome(&b);
+	if (rc != SPI_OK_DELETE)
+		elog(ERROR, "deleting from %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	if (deleted == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("cuckoo store \"%s\" does not track column \"%s\" of table \"%s\"",
+						get_rel_name(store), col, get_rel_name(tab))));
+	rc = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE tab OPERATOR(pg_catalog.=) $1",
+										ttname),
+							   1, &types[1], &values[1], NULL, false, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		track_drop_triggers(tab);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* ------------------------------------------------------------------------
+ * The trigger
+ * ------------------------------------------------------------------------
+ */
+
+/* Hashes column att of every tuple of a transition table into l. */
+static void
+track_read_transition(Tuplestorestate *ts, TupleTableSlot *slot, AttrNumber att,
+					  ValueHasher *vh, bool remove, ChangeList *l)
+{
+	if (ts == NULL)
+		return;
+	tuplestore_rescan(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, att, &isnull);
+
+		if (!isnull)
+			changes_push(l, value_hash(vh, d), remove);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(slot);
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const StoreChange *x = a;
+	const StoreChange *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (int) x->remove - (int) y->remove;
+}
+
+/*
+ * Cancels each remove of a hash against an add of the same hash (an update
+ * that leaves the value as it was changes nothing); keeps the rest.
+ */
+static void
+changes_cancel(ChangeList *l)
+{
+	int64		out = 0;
+
+	if (l->n < 2)
+		return;
+	qsort(l->c, l->n, sizeof(StoreChange), change_cmp);
+	for (int64 i = 0; i < l->n;)
+	{
+		int64		j = i,
+					adds = 0,
+					removes = 0;
+		uint64		h = l->c[i].h;
+
+		while (j < l->n && l->c[j].h == h)
+		{
+			if (l->c[j].remove)
+				removes++;
+			else
+				adds++;
+			j++;
+		}
+		for (; adds > removes; adds--)
+		{
+			l->c[out].h = h;
+			l->c[out++].remove = false;
+		}
+		for (; removes > adds; removes--)
+		{
+			l->c[out].h = h;
+			l->c[out++].remove = true;
+		}
+		i = j;
+	}
+	l->n = out;
+}
+
+/*
+ * The statement that reads the trackings of a table, prepared once per
+ * backend (again if the tracking table's name changes: ALTER EXTENSION
+ * SET SCHEMA).
+ */
+static SPIPlanPtr
+track_lookup_plan(Oid tt, Oid type)
+{
+	static SPIPlanPtr plan = NULL;
+	static char *plan_for = NULL;
+	char	   *name = rel_qualname(tt);
+
+	if (plan != NULL && strcmp(plan_for, name) == 0)
+		return plan;
+	if (plan != NULL)
+	{
+		SPI_freeplan(plan);
+		plan = NULL;
+		pfree(plan_for);
+	}
+	plan = SPI_prepare(psprintf("SELECT store::pg_catalog.oid, col FROM %s "
+								"WHERE tab OPERATOR(pg_catalog.=) $1 ORDER BY 1, 2", name),
+					   1, &type);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	plan_for = MemoryContextStrdup(TopMemoryContext, name);
+	return plan;
+}
+
+/*
+ * cuckoo_track_trigger(): the statement trigger of a tracked table.  For
+ * each tracking of the table, the values of the transition tables (for
+ * TRUNCATE, of the table) are applied to the store with the rights of the
+ * table's owner.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_trigger);
+Datum
+cuckoo_track_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			tab;
+	Oid			tt;
+	Oid			owner;
+	TupleDesc	desc;
+	bool		truncate;
+	Oid			type = REGCLASSOID;
+	Datum		arg;
+	int			rc;
+	int			ntrack;
+	Oid		   *stores;
+	char	  **cols;
+	TupleTableSlot *slot = NULL;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_trigger must be called as a statement trigger")));
+	truncate = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
+	tab = RelationGetRelid(td->tg_relation);
+	desc = RelationGetDescr(td->tg_relation);
+	/* a statement that changed no row costs nothing more */
+	if (!truncate &&
+		(td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
+		(td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0))
+		return PointerGetDatum(NULL);
+	tt = track_table(fcinfo);
+	owner = td->tg_relation->rd_rel->relowner;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	arg = ObjectIdGetDatum(tab);
+	rc = SPI_execute_plan(track_lookup_plan(tt, type), &arg, NULL, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	ntrack = (int) SPI_processed;
+	stores = palloc(sizeof(Oid) * Max(ntrack, 1));
+	cols = palloc(sizeof(char *) * Max(ntrack, 1));
+	for (int i = 0; i < ntrack; i++)
+	{
+		bool		isnull;
+
+		stores[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+												   SPI_tuptable->tupdesc, 1, &isnull));
+		cols[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+															  SPI_tuptable->tupdesc, 2,
+															  &isnull))));
+	}
+	if (!truncate)
+		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+
+	for (int i = 0; i < ntrack; i++)
+	{
+		AttrNumber	att = track_column(tab, cols[i], stores[i]);
+		Form_pg_attribute a = TupleDescAttr(desc, att - 1);
+		ValueHasher vh;
+		ChangeList	l = {0};
+		Become		b;
+
+		value_hasher_init(&vh, a->atttypid, a->attcollation, CurrentMemoryContext);
+		track_become(&b, owner);
+		if (truncate)
+			track_read_table(tab, cols[i], &vh, true, &l);
+		else
+		{
+			track_read_transition(td->tg_oldtable, slot, att, &vh, true, &l);
+			track_read_transition(td->tg_newtable, slot, att, &vh, false, &l);
+			if (td->tg_oldtable != NULL && td->tg_newtable != NULL)
+				changes_cancel(&l);
+		}
+		if (l.n > 0)
+			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
+		track_unbecome(&b);
+		if (l.c != NULL)
+			pfree(l.c);
+	}
+	if (slot != NULL)
+		ExecDropSingleTupleTableSlot(slot);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * DROP: the event trigger
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * cuckoo_track_drop(): on sql_drop, deletes the trackings of a dropped
+ * table, store or column, so that no tracking names a dropped object.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_drop);
+Datum
+cuckoo_track_drop(PG_FUNCTION_ARGS)
+{
+	Oid			tt;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_drop must be called as an event trigger")));
+	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
+	if (!OidIsValid(tt))
+		PG_RETURN_VOID();		/* the extension itself is being dropped */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	track_table_exec(tt,
+					 psprintf("DELETE FROM %s t USING pg_catalog.pg_event_trigger_dropped_objects() d "
+							  "WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND ((d.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND (d.objid OPERATOR(pg_catalog.=) t.store::pg_catalog.oid "
+							  "OR d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) "
+							  "OR (d.objsubid OPERATOR(pg_catalog.<>) 0 "
+							  "AND d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "AND d.address_names[3] OPERATOR(pg_catalog.=) t.col::pg_catalog.text))",
+							  rel_qualname(tt)),
+					 0, NULL, NULL, SPI_OK_DELETE);
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE and ALTER TABLE,
+ * refuses a command that made a tracked table a partition, a parent or a
+ * child of inheritance (ATTACH PARTITION, INHERIT, PARTITION OF, INHERITS):
+ * the command is rolled back.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_ddl);
+Datum
+cuckoo_track_ddl(PG_FUNCTION_ARGS)
+{
+	Oid			tt;
+	int			rc;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_ddl must be called as an event trigger")));
+	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
+	if (!OidIsValid(tt))
+		PG_RETURN_VOID();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute(psprintf("SELECT t.tab::pg_catalog.text FROM %s t "
+							  "WHERE EXISTS (SELECT FROM pg_catalog.pg_inherits i "
+							  "WHERE i.inhrelid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid) LIMIT 1",
+							  rel_qualname(tt)), false, 1);	/* sees the command's changes */
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table %s is tracked by a cuckoo store and cannot be a partition or in an inheritance tree",
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errhint("Untrack it first (cuckoo_store_untrack).")));
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/* ------------------------------------------------------------------------
+ * Verification
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * cuckoo_store_verify(store): scans every column the store tracks (as the
+ * caller) and returns missing (non-NULL values the store does not find),
+ * rows (non-NULL values scanned), items (the store's items) and trackings.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_verify);
+Datum
+cuckoo_store_verify(PG_FUNCTION_ARGS)
+{
+	Oid			store = PG_GETARG_OID(0);
+	Oid			tt = track_table(fcinfo);
+	const char *ext = quote_identifier(get_namespace_name(ext_namespace(fcinfo)));
+	TupleDesc	tupdesc;
+	Oid			type = REGCLASSOID;
+	Datum		arg = ObjectIdGetDatum(store);
+	int			rc;
+	int			ntrack;
+	Oid		   *tabs;
+	char	  **cols;
+	int64		missing = 0,
+				rows = 0,
+				items;
+	bool		isnull;
+	Datum		values[4];
+	bool		nulls[4] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute_with_args(psprintf("SELECT items FROM %s.cuckoo_store_info($1)", ext),
+							   1, &type, &arg, NULL, true, 0);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "cuckoo_store_info failed: %s", SPI_result_code_string(rc));
+	items = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	rc = SPI_execute_with_args(psprintf("SELECT tab::pg_catalog.oid, col FROM %s "
+										"WHERE store OPERATOR(pg_catalog.=) $1 ORDER BY 1, 2",
+										rel_qualname(tt)),
+							   1, &type, &arg, NULL, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	ntrack = (int) SPI_processed;
+	tabs = palloc(sizeof(Oid) * Max(ntrack, 1));
+	cols = palloc(sizeof(char *) * Max(ntrack, 1));
+	for (int i = 0; i < ntrack; i++)
+	{
+		tabs[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+												 SPI_tuptable->tupdesc, 1, &isnull));
+		cols[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+															  SPI_tuptable->tupdesc, 2,
+															  &isnull))));
+	}
+	for (int i = 0; i < ntrack; i++)
+	{
+		const char *c = quote_identifier(cols[i]);
+
+		(void) track_column(tabs[i], cols[i], store);
+		rc = SPI_execute_with_args(psprintf("SELECT pg_catalog.count(%s), pg_catalog.count(*) "
+											"FILTER (WHERE NOT %s.cuckoo_store_contains($1, %s)) "
+											"FROM ONLY %s WHERE %s IS NOT NULL",
+											c, ext, c, rel_qualname(tabs[i]), c),
+								   1, &type, &arg, NULL, true, 0);
+		if (rc != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "scanning %s failed: %s", get_rel_name(tabs[i]),
+				 SPI_result_code_string(rc));
+		rows += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		missing += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	}
+	SPI_finish();
+	values[0] = Int64GetDatum(missing);
+	values[1] = Int64GetDatum(rows);
+	values[2] = Int64GetDatum(items);
+	values[3] = Int32GetDatum(ntrack);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Living filters (cuckoo_store_track) under concurrency, crash and
+# dump/restore, inside a throwaway cluster (pg_virtualenv sets PGHOST, PGPORT,
+# PGUSER, PG_CLUSTER_CONF_ROOT):
+#   1. 8 pgbench clients insert, update and delete rows of a tracked table
+#      (values drawn from 500, so about 10 rows share one, past a bucket
+#      pair's 8 slots) for LOAD_SECONDS under READ COMMITTED: no error (a
+#      deadlock would be one), then cuckoo_store_verify finds nothing missing.
+#   2. The same under REPEATABLE READ: the only errors allowed are
+#      serialization failures (40001, docs/DESIGN.md "Living filters",
+#      Concurrency), counted; nothing missing after.
+#   3. 4 clients under the load; the postmaster is killed with SIGKILL in the
+#      middle; after recovery nothing is missing.
+#   4. pg_dump -Fc | pg_restore into a new database: the tracking and its
+#      triggers are restored, nothing is missing, and the restored table's
+#      changes are followed.
+# Outside pg_virtualenv set PG* and TRACK_RESTART (a command that starts the
+# server again after step 3).
+set -uo pipefail
+cd "$(dirname "$0")"
+LOAD_SECONDS="${LOAD_SECONDS:-20}"
+TMPDIR="${TMPDIR:-/tmp}"
+. ../lib.sh
+work=$(mktemp -d "$TMPDIR/track_cluster.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+verify() {  # verify LABEL DB
+  local db=$2
+  check "$1: cuckoo_store_verify finds nothing missing ($(q "$db" "SELECT count(k) FROM items") values)" 0 \
+    "$(q "$db" "SELECT missing FROM cuckoo_store_verify('s')")"
+  check "$1: every value of the table is found by a probe" 0 \
+    "$(q "$db" "SELECT count(*) FROM items WHERE k IS NOT NULL AND NOT cuckoo_store_contains('s', k)")"
+  check "$1: every segment passes the full validator" t \
+    "$(q "$db" "SELECT bool_and(f::bytea::cuckoofilter IS NOT NULL) FROM s")"
+}
+
+cat >"$work/setup.sql" <<'EOF'
+CREATE EXTENSION IF NOT EXISTS cuckoo;
+-- 5,000 items: 7 segments, so that concurrent changes meet on them
+SELECT cuckoo_store_create('s', 5000);
+CREATE TABLE items (id int PRIMARY KEY, k bigint, note text);
+INSERT INTO items SELECT g, g % 500, 'x' FROM generate_series(1, 3000) g;
+SELECT cuckoo_store_track('s', 'items', 'k');
+EOF
+# ids 1 .. 20000; values 1 .. 500 (about 10 rows each)
+cat >"$work/insert.pgbench" <<'EOF'
+\set id random(1, 20000)
+\set k random(1, 500)
+INSERT INTO items VALUES (:id, :k, 'i') ON CONFLICT DO NOTHING;
+EOF
+cat >"$work/upsert.pgbench" <<'EOF'
+\set id random(1, 20000)
+\set k random(1, 500)
+INSERT INTO items VALUES (:id, :k, 'u') ON CONFLICT (id) DO UPDATE SET k = excluded.k;
+EOF
+cat >"$work/insert_many.pgbench" <<'EOF'
+\set id random(1, 20000)
+\set k random(1, 500)
+INSERT INTO items SELECT :id + g, :k + g, 'm' FROM generate_series(0, 7) g ON CONFLICT DO NOTHING;
+EOF
+cat >"$work/update.pgbench" <<'EOF'
+\set id random(1, 20000)
+\set k random(1, 500)
+UPDATE items SET k = :k WHERE id = :id;
+EOF
+cat >"$work/update_other.pgbench" <<'EOF'
+\set id random(1, 20000)
+UPDATE items SET note = 'o' WHERE id = :id;
+EOF
+cat >"$work/delete.pgbench" <<'EOF'
+\set id random(1, 20000)
+DELETE FROM items WHERE id = :id;
+EOF
+cat >"$work/delete_many.pgbench" <<'EOF'
+\set id random(1, 20000)
+DELETE FROM items WHERE id BETWEEN :id AND :id + 7;
+EOF
+cat >"$work/rollback.pgbench" <<'EOF'
+\set id random(1, 20000)
+\set k random(1, 500)
+BEGIN;
+INSERT INTO items VALUES (:id + 100000, :k, 'r');
+SAVEPOINT a;
+DELETE FROM items WHERE id = :id;
+ROLLBACK TO SAVEPOINT a;
+UPDATE items SET k = NULL WHERE id = :id + 100000;
+ROLLBACK;
+EOF
+# one statement, one trigger per transaction
+single=(-f "$work/insert.pgbench@4" -f "$work/insert_many.pgbench@1" -f "$work/update.pgbench@3"
+        -f "$work/update_other.pgbench@1" -f "$work/delete.pgbench@3" -f "$work/delete_many.pgbench@1")
+# and transactions that change the store more than once: ON CONFLICT DO
+# UPDATE (its insert and update triggers) and several statements
+scripts=("${single[@]}" -f "$work/upsert.pgbench@2" -f "$work/rollback.pgbench@1")
+detailed=
+pgbench --help 2>/dev/null | grep -q -- --failures-detailed && detailed="--failures-detailed --verbose-errors"
+
+createdb load
+psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/setup.sql" >/dev/null
+check "setup: tracked, nothing missing" "0|3000" "$(q load "SELECT missing, rows FROM cuckoo_store_verify('s')")"
+
+# failed LOG: the failed transactions pgbench counted (15 and later), else
+# the errors it printed (before 15 an error ends the client)
+failed() {
+  local n
+  n=$(grep -m1 -E '^number of failed transactions' "$1" | sed -E 's/.*: ([0-9]+).*/\1/')
+  [ -n "$n" ] || n=$(grep -ciE 'error' "$1")
+  echo "$n"
+}
+# others LOG: error lines that are neither deadlocks nor serialization failures
+others() {
+  grep -iE 'error' "$1" | grep -viE 'deadlock|could not serialize|client [0-9]+ aborted|run was aborted' | head -5
+}
+
+# 1. READ COMMITTED, one statement per transaction: nothing may fail
+pgbench -n $detailed -c 8 -j 2 -T "$LOAD_SECONDS" "${single[@]}" load >"$work/pgbench1.log" 2>&1
+rc=$?
+check "8 clients for $LOAD_SECONDS s, READ COMMITTED, single statements: pgbench exit status" 0 "$rc"
+check "8 clients, READ COMMITTED, single statements: no failed transaction (no deadlock)" 0 "$(failed "$work/pgbench1.log")"
+grep -iE 'error' "$work/pgbench1.log" | head -5 | sed 's/^/#   /'
+echo "# read committed, single statements: $(grep -E '^tps' "$work/pgbench1.log" | head -1)"
+echo "# $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench1.log")"
+verify "after READ COMMITTED load" load
+echo "# values held by more than 8 rows: $(q load "SELECT count(*) FROM (SELECT k FROM items GROUP BY k HAVING count(*) > 8) d")"
+
+# 1b. READ COMMITTED with upserts and multi-statement transactions: a
+# transaction that changes segments in two steps can deadlock with another
+# (DESIGN.md, "Living filters", Concurrency); no other error
+pgbench -n $detailed -c 8 -j 2 -T "$LOAD_SECONDS" "${scripts[@]}" load >"$work/pgbench1b.log" 2>&1
+check "8 clients, READ COMMITTED, mixed: no error but deadlocks" "" "$(others "$work/pgbench1b.log")"
+others "$work/pgbench1b.log" | sed 's/^/#   /'
+echo "# read committed, mixed: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench1b.log"); $(grep -ciE 'deadlock detected' "$work/pgbench1b.log") deadlocks"
+verify "after READ COMMITTED mixed load" load
+
+# 2. REPEATABLE READ: serialization failures (and deadlocks as above) only
+PGOPTIONS="-c default_transaction_isolation=repeatable\\ read" \
+  pgbench -n $detailed -c 8 -j 2 -T "$LOAD_SECONDS" "${scripts[@]}" load >"$work/pgbench2.log" 2>&1
+check "8 clients, REPEATABLE READ: no error but serialization failures and deadlocks" "" "$(others "$work/pgbench2.log")"
+others "$work/pgbench2.log" | sed 's/^/#   /'
+echo "# repeatable read: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench2.log"); $(grep -ciE 'could not serialize' "$work/pgbench2.log") serialization failures, $(grep -ciE 'deadlock detected' "$work/pgbench2.log") deadlocks"
+verify "after REPEATABLE READ load" load
+
+# 3. crash in the middle of the load
+datadir=$(q load "SHOW data_directory")
+pgbench -n -c 4 -j 2 -T "$LOAD_SECONDS" "${scripts[@]}" load >"$work/pgbench3.log" 2>&1 &
+bench=$!
+sleep $((LOAD_SECONDS / 2))
+postmaster=$(head -1 "$datadir/postmaster.pid")
+children=$(pgrep -P "$postmaster" | tr '\n' ' ')
+kill -9 "$postmaster"
+wait "$bench"
+echo "# crash phase: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench3.log" | sed 's/.*: //') transactions before the kill"
+for i in $(seq 1 60); do
+  alive=0
+  for c in $children; do kill -0 "$c" 2>/dev/null && alive=1; done
+  [ "$alive" = 0 ] && break
+  sleep 1
+done
+if [ -n "${TRACK_RESTART:-}" ]; then eval "$TRACK_RESTART"; else pg_ctlcluster "${PGVERSION:-15}" regress start; fi
+rc=$?
+check "server restarted after kill -9" 0 "$rc"
+for i in $(seq 1 30); do pg_isready -q && break; sleep 1; done
+verify "after crash recovery" load
+
+# 4. dump and restore
+pg_dump -Fc -d load -f "$work/load.dump"
+check "pg_dump" 0 "$?"
+createdb restored
+pg_restore -d restored "$work/load.dump"
+check "pg_restore" 0 "$?"
+check "restored: the tracking" "s|items|k" "$(q restored "SELECT store, tab, col FROM cuckoo_store_tracking")"
+check "restored: the four triggers" 4 "$(q restored "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass AND tgname LIKE 'cuckoo_track_%'")"
+rows_sql="SELECT md5(string_agg(segment || ':' || encode(f::bytea, 'hex'), ',' ORDER BY segment)) FROM s"
+check "restored: the store's rows are the dumped ones" "$(q load "$rows_sql")" "$(q restored "$rows_sql")"
+verify "restored" restored
+items0=$(q restored "SELECT items FROM cuckoo_store_info('s')")
+q restored "INSERT INTO items VALUES (900001, 5000001, 'n')"
+check "restored: an insert is followed" "t|$((items0 + 1))" \
+  "$(q restored "SELECT cuckoo_store_contains('s', 5000001::bigint), (SELECT items FROM cuckoo_store_info('s'))")"
+q restored "DELETE FROM items WHERE id = 900001"
+check "restored: a delete is followed" "$items0" "$(q restored "SELECT items FROM cuckoo_store_info('s')")"
+verify "restored, after a change" restored
+
+finish
