@@ -1149,7 +1149,7 @@ cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 				 errmsg("too many changes for cuckoo store in one call: " INT64_FORMAT, n)));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_open(&s, fcinfo, relid, vh, true);
+	store_open(&s, fcinfo, relid, vh, true, false);
 	items = palloc_extended(sizeof(StoreItem) * (Size) Max(n, 1), MCXT_ALLOC_HUGE);
 	/* removes first, then adds: the sort keeps that order within a segment */
 	for (int pass = 0; pass < 2; pass++)
