@@ -33,3 +33,24 @@ finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
 }
+
+# wait_server_gone DATADIR: after a kill -9 of the postmaster, waits (up to
+# 60 s) until no process is left attached to the killed server's shared
+# memory (its key is on line 7 of DATADIR/postmaster.pid): backends forked
+# after a list of them was taken, busy ones, the postmaster itself; until
+# then a new postmaster refuses to start ("pre-existing shared memory block
+# is still in use", seen in the Debian 11 tree).  Those still there after
+# 10 s are killed too, as the crash already killed their server.
+wait_server_gone() {
+  local dir=$1 key hex i pids
+  key=$(sed -n '7p' "$dir/postmaster.pid" 2>/dev/null | awk '{print $1}')
+  [ -n "$key" ] || return 0
+  hex=$(printf 'SYSV%08x' "$key")
+  for i in $(seq 1 60); do
+    pids=$(grep -l "$hex" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')
+    [ -z "${pids// /}" ] && return 0
+    [ "$i" -gt 10 ] && kill -9 $pids 2>/dev/null
+    sleep 1
+  done
+  return 1
+}

@@ -54,6 +54,7 @@ for i in $(seq 1 60); do
   [ "$alive" = 0 ] && break
   sleep 1
 done
+wait_server_gone "$datadir"   # backends forked after the list was taken too
 pg_ctlcluster "${PGVERSION:-15}" regress start
 rc=$?
 check "server restarted after kill -9" 0 "$rc"

@@ -121,6 +121,7 @@ for i in $(seq 1 60); do
   [ "$alive" = 0 ] && break
   sleep 1
 done
+wait_server_gone "$datadir"   # backends forked after the list was taken too
 # STORE_RESTART (a command) restarts a server that is not pg_virtualenv's
 if [ -n "${STORE_RESTART:-}" ]; then eval "$STORE_RESTART"; else pg_ctlcluster "${PGVERSION:-15}" regress start; fi
 rc=$?

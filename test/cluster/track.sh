@@ -152,10 +152,11 @@ wait "$bench"
 echo "# crash phase: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench3.log" | sed 's/.*: //') transactions before the kill"
 for i in $(seq 1 60); do
   alive=0
-  for c in $children; do kill -0 "$c" 2>/dev/null && alive=1; done
+  for c in $postmaster $children; do kill -0 "$c" 2>/dev/null && alive=1; done
   [ "$alive" = 0 ] && break
   sleep 1
 done
+wait_server_gone "$datadir"   # backends forked after the list was taken too
 if [ -n "${TRACK_RESTART:-}" ]; then eval "$TRACK_RESTART"; else pg_ctlcluster "${PGVERSION:-15}" regress start; fi
 rc=$?
 check "server restarted after kill -9" 0 "$rc"

@@ -78,7 +78,7 @@ lines(l) AS (
   UNION ALL
   SELECT 'type: ' || concat_ws(' | ', t.oid::regtype, t.typnamespace::regnamespace,
          pg_get_userbyid(t.typowner), t.typlen, t.typbyval, t.typtype, t.typcategory,
-         t.typispreferred, t.typisdefined, t.typdelim, t.typrelid, to_jsonb(t) ->> 'typsubscript',  -- from 14
+         t.typispreferred, t.typisdefined, t.typdelim, t.typrelid::regclass, to_jsonb(t) ->> 'typsubscript',  -- from 14
          t.typelem::regtype, t.typarray::regtype, t.typinput::oid::regprocedure,
          t.typoutput::oid::regprocedure, t.typreceive::oid::regprocedure,
          t.typsend::oid::regprocedure, t.typmodin::oid::regprocedure,
