@@ -2,7 +2,7 @@
 -- and shrink"): cuckoo_shrink of a grown filter that lost most of its items
 -- compacts it, and a union counts items, not the copies splits made.
 -- The large cases (30-day rollup, 100 filters of 3,000, 10 filters grown
--- 1,000x) are unit tests in test/unit (test_growth.c): too slow here.
+-- 1,000x, overlapping parts) are in sql/union_budget.sql.
 
 -- the shrink case: created for 100, 100,000 values added, all but 1,000 removed
 CREATE TEMP TABLE shr AS
@@ -44,21 +44,3 @@ FROM u;
 SELECT (cuckoo_info(cuckoo_union(f, f))).items = (cuckoo_info(f)).items AS self_union_same_items
 FROM parts WHERE d = 3;
 DROP TABLE parts;
-
--- a 30-day rollup whose daily parts are created for a day's volume and for
--- the target over the number of parts (README, cuckoo_union): 30 parts of
--- 100,000 values at 0.01 / 32 union without error, count right, find every
--- value and stay under the 1% target on 1,000,000 absent values
-CREATE TEMP TABLE daily_parts AS
-SELECT d, cuckoo_add_array(cuckoo_create(100000, 0.01 / 32, expansion => 2),
-                           ARRAY(SELECT d::bigint * 1000000 + k FROM generate_series(1, 100000) k)) AS f
-FROM generate_series(1, 30) d;
-WITH u AS MATERIALIZED (SELECT cuckoo_union_agg(f) AS f FROM daily_parts)
-SELECT abs((cuckoo_info(f)).items - 3000000) <= 30000 AS items_within_1pct,
-       (cuckoo_info(f)).items <= 3000000 AS not_above_distinct,
-       (SELECT count(*) FROM generate_series(1, 30) d, generate_series(1, 100000) k
-         WHERE NOT cuckoo_contains(u.f, d::bigint * 1000000 + k)) AS false_negatives,
-       (SELECT count(*) FROM generate_series(1, 1000000) k
-         WHERE cuckoo_contains(u.f, -k::bigint)) < 10000 AS rate_below_target
-FROM u;
-DROP TABLE daily_parts;
