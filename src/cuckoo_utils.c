@@ -510,6 +510,7 @@ plan_params(int64 capacity, double fpr, int bucket_size,
 	p->expansion = 0;
 	p->tail_bits = 0;
 	p->gen_bits = 0;
+	p->budget = false;
 }
 
 /*
