@@ -1733,6 +1733,73 @@ done:
 }
 
 /*
+ * Validation of an address-budget filter (docs/FORMAT.md 13.12 rule 7):
+ * each mutation rejected by the core with the rule's wording and by the
+ * reference validator.
+ */
+static void
+test_budget_validate(void)
+{
+	gfilt		G = {{0}};
+	uint8_t    *m = NULL;
+	size_t		len;
+	char		err[256];
+	int			cases = 0;
+	uint32_t	t;
+
+	t_begin();
+	REQUIRE(ggrowing(&G, 100, 0.01));
+	for (uint64_t i = 0; i < 3000; i++)
+		REQUIRE(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK);
+	REQUIRE(gvalid(&G, "before mutation"));
+	REQUIRE(G.cf.split > 0 && G.cf.t > 15);
+	len = G.cf.len;
+	t = G.cf.t;
+	m = malloc(len);
+	REQUIRE(m);
+#define BMUT(off, width, val, words) do { \
+		memcpy(m, G.cf.buf, len); \
+		ref_put_field(m, (off), (width), (val)); \
+		cases++; \
+		err[0] = 0; \
+		CHECK(!ref_v2_valid(m, len, NULL), "reference validator accepts %s", words); \
+		CHECK(!cf_validate(m, len, err, sizeof err) && strstr(err, words), \
+			  "mutation at offset %d to %llu: '%s', not '%s'", (int) (off), (unsigned long long) (val), err, words); \
+	} while (0)
+	BMUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_BUDGET, "address budget flag is set on a filter that does not grow");
+	BMUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS, "do not fit a growing filter");	/* t > 15 without the flag */
+	BMUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS | CF_FLAG_BUDGET | 0x10, "unknown flag bits 0x10");
+	BMUT(CF_V2_OFF_TAIL_BITS, 1, t - 1, "that the address budget gives at round");
+	BMUT(CF_V2_OFF_TAIL_BITS, 1, t + 1, "that the address budget gives at round");
+	BMUT(CF_V2_OFF_TAIL_BITS, 1, 1, "do not fit a growing filter");
+#undef BMUT
+	/* a slot of a split bucket (resolution k + 1) with t - 1 spare bits
+	 * knows k + 1 + T(k) - 1 = A + 1 bits */
+	{
+		cf_filter	V;
+		uint32_t	e = 0,
+					j;
+
+		for (j = 0; j < 4 && (e = get_bits(G.cf.data, (uint64_t) j * G.cf.w, G.cf.w)) == 0; j++)
+			;
+		REQUIRE(j < 4);
+		memcpy(m, G.cf.buf, len);
+		cf_open(&V, m, len);
+		e = (e & V.fp_mask) | ((UINT32_C(1) << (t - 1)) << V.f);
+		set_bits(V.data, (uint64_t) j * V.w, V.w, e);
+		cases++;
+		err[0] = 0;
+		CHECK(!ref_v2_valid(m, len, NULL), "reference validator accepts a slot with A + 1 bits");
+		CHECK(!cf_validate(m, len, err, sizeof err) && strstr(err, "address bits"),
+			  "a slot with A + 1 address bits: '%s'", err);
+	}
+done:
+	t_end("address budget: validation rules (flag, t = T(k), A address bits)");
+	free(m);
+	free(G.cf.buf);
+}
+
+/*
  * The address budget's narrowing (docs/FORMAT.md 13.12 rule 3): a growing
  * filter filled one value at a time; at every insert whose splits end a
  * round, t drops by exactly one, the value shrinks to the length of the new
@@ -1865,6 +1932,7 @@ done:
 void
 run_growth_tests(void)
 {
+	test_budget_validate();
 	test_budget_narrowing();
 	test_budget_rotate();
 	test_union_tails();
