@@ -373,6 +373,14 @@ filter_expected_fpr(const cf_filter *cf, const cf_info *info)
 {
 	double		fpr = cf_expected_fpr(cf->b, cf->f, filter_load(cf, info));
 
+	/*
+	 * The address budget (docs/FORMAT.md 13.12 rule 8): every entry knows A
+	 * address bits, so each of the value's two buckets' entries matches with
+	 * probability 2^-A / (c (2^f - 1)).
+	 */
+	if (info->addr_budget > 0)
+		return Min(1.0, 2.0 * (double) info->entries /
+				   (((double) cf->fp_range) * (double) info->c * ldexp(1.0, (int) info->addr_budget)));
 	if (info->tail_bits > 0)
 	{
 		double		rounds = filter_growth_rounds(info);

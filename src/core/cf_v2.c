@@ -598,7 +598,8 @@ v2_narrow(cf_filter *cf)
 	{
 		uint32_t	e = get_bits(cf->data, x * ow, ow);
 
-		CF_CHECK_INTERRUPTS(x);
+		/* no interrupt check: a host that does not return would keep a
+		 * half-narrowed value */
 		set_bits(cf->data, x * nw, nw, e ? NARROW_(e) : 0);
 	}
 	if (v2_victim(cf, &vb, &ve))
@@ -639,6 +640,11 @@ v2_split(cf_filter *cf, uint32_t *copies)
 
 	*copies = 0;
 	if (!cf->grows || newlen > cf_v2_limit_bytes || (uint64_t) cf->m + 1 > UINT32_MAX)
+		return false;
+	/* 13.12 rule 1: no round may end with fewer than 2 tail bits (no table
+	 * below the size limit gets there) */
+	if (cf->budget && cf->split + 1 == cf->base &&
+		cf_budget_tail(cf->c, cf->k + 1, cf->f, cf->g) < CF_V2_MIN_TAIL_BITS)
 		return false;
 	vic = v2_victim(cf, &vb, &ve);
 	if (vic && vb == p && slot_s(cf, ve) == 0)
