@@ -290,7 +290,9 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 				cf_get_info(cf, &a);
 				cf_get_info(other, &o);
 				if (a.expansion == o.expansion &&
-					cf->b == other->b && cf->f == other->f && a.tail_bits == o.tail_bits &&
+					cf->b == other->b && cf->f == other->f &&
+					/* an address-budget filter's t follows its size and g */
+					(a.tail_bits == o.tail_bits || (a.addr_budget && o.addr_budget)) &&
 					a.c == o.c && cf_capacity(cf) == cf_capacity(other))
 				{
 					/* one creation shape: the generations differ */
