@@ -1842,6 +1842,21 @@ test_budget_narrowing(void)
 			CHECK(G.cf.len == cf2_total_bytes(G.cf.m, 4, G.cf.w, G.cf.g), "length %zu after narrowing",
 				  G.cf.len);
 			REQUIRE(gvalid(&G, "after a narrowing"));
+			{
+				/* the lookup chosen for the new width answers as 13.5 read
+				 * slot by slot, members (some) and random hashes */
+				uint64_t	rs = 0x5eed + i,
+							diff = 0;
+
+				for (uint32_t j = 0; j < 20000; j++)
+				{
+					uint64_t	h = j & 1 ? sm64(&rs) : cf_hash_u64((uint64_t) j * 7 % (i + 1));
+
+					diff += cf_contains(&G.cf, h) != ref_v2_contains(G.cf.buf, h);
+				}
+				CHECK(diff == 0, "%llu lookups differ from FORMAT 13.5 at w %u (lookup %s)",
+					  (unsigned long long) diff, G.cf.w, cf2_lookup_name(&G.cf));
+			}
 			if (check)
 			{
 				for (uint64_t j = 0; j <= i; j++)
