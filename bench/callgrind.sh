@@ -49,6 +49,8 @@ import re, sys
 if sys.argv[3].endswith("_v2.c"):
     ops = {}
     for v, w in (("v2", "w15"), ("v1", "f10"), ("v2", "w18"), ("v1", "f13")):
+        if "phase_%s_%s_insert" % (v, w) in open(sys.argv[1]).read():
+            ops["phase_%s_%s_insert" % (v, w)] = 246000
         ops["phase_%s_%s_absent" % (v, w)] = 1000000
         ops["phase_%s_%s_present" % (v, w)] = 984000
 else:

@@ -290,7 +290,9 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 				cf_get_info(cf, &a);
 				cf_get_info(other, &o);
 				if (a.expansion == o.expansion &&
-					cf->b == other->b && cf->f == other->f && a.tail_bits == o.tail_bits &&
+					cf->b == other->b && cf->f == other->f &&
+					/* an address-budget filter's t follows its size and g */
+					(a.tail_bits == o.tail_bits || (a.addr_budget && o.addr_budget)) &&
 					a.c == o.c && cf_capacity(cf) == cf_capacity(other))
 				{
 					/* one creation shape: the generations differ */
@@ -373,6 +375,14 @@ filter_expected_fpr(const cf_filter *cf, const cf_info *info)
 {
 	double		fpr = cf_expected_fpr(cf->b, cf->f, filter_load(cf, info));
 
+	/*
+	 * The address budget (docs/FORMAT.md 13.12 rule 8): every entry knows A
+	 * address bits, so each of the value's two buckets' entries matches with
+	 * probability 2^-A / (c (2^f - 1)).
+	 */
+	if (info->addr_budget > 0)
+		return Min(1.0, 2.0 * (double) info->entries /
+				   (((double) cf->fp_range) * (double) info->c * ldexp(1.0, (int) info->addr_budget)));
 	if (info->tail_bits > 0)
 	{
 		double		rounds = filter_growth_rounds(info);
@@ -510,6 +520,7 @@ plan_params(int64 capacity, double fpr, int bucket_size,
 	p->expansion = 0;
 	p->tail_bits = 0;
 	p->gen_bits = 0;
+	p->budget = false;
 }
 
 /*

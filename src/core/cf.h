@@ -61,6 +61,9 @@ typedef struct cf_params
 	uint32_t	tail_bits;		/* t: spare address bits per entry; 0 unless
 								 * expansion = 2 (then CF_V2_TAIL_BITS) */
 	uint32_t	gen_bits;		/* g: generation tag bits, 0 .. CF_V2_MAX_GEN_BITS */
+	bool		budget;			/* address budget (docs/FORMAT.md 13.12, flag
+								 * 0x08): only with expansion 2; then
+								 * tail_bits must be T(k0) (cf_budget_tail) */
 } cf_params;
 
 /* A view over a serialised filter; cheap to build, holds no allocation. */
@@ -115,6 +118,8 @@ typedef struct cf_filter
 	uint32_t	gmask;			/* v2: 2^g - 1 */
 	uint32_t	hdr;			/* header bytes (v2: 64 + 8 * 2^g if g > 0) */
 	bool		grows;			/* v2: CF_FLAG_GROWS */
+	bool		budget;			/* v2: CF_FLAG_BUDGET (docs/FORMAT.md 13.12) */
+	uint32_t	abits;			/* v2 with budget: A = 32 - bitlen(c), else 32 */
 	/* v2 probe constants (b = 4, w <= 30), 128 bits as low and high words:
 	 * bit 0 of each slot, the low f-1 fingerprint bits, bit f-1, 4w bits */
 	uint64_t	p2_ones[2],
@@ -234,9 +239,14 @@ extern cf_status cf_rehash_into(const cf_filter *src, cf_filter *dst);
 typedef void *(*cf_realloc_fn) (void *buf, size_t new_alloc);
 extern cf_realloc_fn cf_realloc_hook;
 
+/* Tail bits T(k) of an address-budget filter of mantissa c, fingerprint
+ * f, generation bits g at round k (docs/FORMAT.md 13.12); may be below 2
+ * (then no such filter exists). */
+extern int	cf_budget_tail(uint32_t c, uint32_t k, uint32_t f, uint32_t g);
 /* Parameters of a growing filter for capacity items at rate fpr:
- * expansion 2, b 4, f = f_fixed - 4 (>= CF_MIN_FP_BITS), t = CF_V2_TAIL_BITS,
- * m for capacity at the growth load.  false + err when it cannot be made. */
+ * expansion 2, b 4, f = f_fixed - 4 (>= CF_MIN_FP_BITS), the address budget
+ * (t = T(k0), docs/FORMAT.md 13.12), m for capacity at the growth load.
+ * false + err when it cannot be made. */
 extern bool cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 							  cf_params *p, char *err, size_t errlen);
 
@@ -269,6 +279,7 @@ typedef struct cf_info
 	uint32_t	keep;			/* last keep given to cf_rotate (0: never) */
 	uint32_t	generations;	/* live generations reported in gen_items */
 	uint64_t	gen_items[256];	/* items per live generation, newest first */
+	uint32_t	addr_budget;	/* A of an address-budget filter (13.12), else 0 */
 } cf_info;
 extern void cf_get_info(const cf_filter *cf, cf_info *out);
 

@@ -94,7 +94,7 @@ typedef char cf_header_fields_fill_header_[(0 CF_HEADER_FIELDS(CF_FIELD_END_)) =
 	X(VERSION,        4, 1)	/* CF_VERSION_2 */ \
 	X(BUCKET_SIZE,    5, 1)	/* b: 4 (2 and 8 only when made by rotating a version-1 filter) */ \
 	X(FP_BITS,        6, 1)	/* f: CF_MIN_FP_BITS .. 32, f + t + g <= 32 */ \
-	X(FLAGS,          7, 1)	/* CF_FLAG_VICTIM, CF_FLAG_GROWS */ \
+	X(FLAGS,          7, 1)	/* CF_FLAG_VICTIM, CF_FLAG_GROWS, CF_FLAG_BUDGET */ \
 	X(KIND,           8, 2)	/* cf_kind */ \
 	X(TAIL_BITS,     10, 1)	/* t: 0 (fixed) or CF_V2_MIN_TAIL_BITS .. CF_V2_MAX_TAIL_BITS (grows) */ \
 	X(GEN_BITS,      11, 1)	/* g: 0 .. CF_V2_MAX_GEN_BITS */ \
@@ -133,7 +133,9 @@ typedef char cf_v2_shared_offsets_[(CF_V2_SAME_(KIND) && CF_V2_SAME_(TYPE_TAG) &
 
 /* Version-2 flag bits (bit 0, semi-sorting, must be clear in version 2). */
 #define CF_FLAG_GROWS		0x04	/* expansion 2: splits buckets as it fills */
-#define CF_V2_FLAGS_KNOWN	(CF_FLAG_VICTIM | CF_FLAG_GROWS)
+#define CF_FLAG_BUDGET		0x08	/* the address budget (docs/FORMAT.md 13.12);
+										 * only with CF_FLAG_GROWS */
+#define CF_V2_FLAGS_KNOWN	(CF_FLAG_VICTIM | CF_FLAG_GROWS | CF_FLAG_BUDGET)
 
 #define CF_MIN_FP_BITS		4
 #define CF_MAX_FP_BITS		32

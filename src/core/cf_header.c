@@ -16,7 +16,7 @@ cf_init(void *buf, const cf_params *p)
 	uint8_t    *h = buf;
 	size_t		len;
 
-	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0)
+	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0 || p->budget)
 	{
 		cf2_init(buf, p);
 		return;
@@ -104,6 +104,7 @@ cf_get_params(const cf_filter *cf, cf_params *p)
 		return;
 	}
 	p->expansion = p->tail_bits = p->gen_bits = 0;
+	p->budget = false;
 	p->num_buckets = cf->m;
 	p->bucket_size = cf->b;
 	p->fp_bits = cf->f;

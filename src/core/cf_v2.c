@@ -41,6 +41,22 @@ log2_32(uint32_t x)
 	return 31 - (uint32_t) __builtin_clz(x | 1);
 }
 
+/* The address budget A = 32 - bitlen(c) (docs/FORMAT.md 13.12). */
+static inline uint32_t
+budget_abits(uint32_t c)
+{
+	return 32 - (log2_32(c) + 1);
+}
+
+int
+cf_budget_tail(uint32_t c, uint32_t k, uint32_t f, uint32_t g)
+{
+	int			a = (int) budget_abits(c ? c : 1) - (int) k + 1;
+	int			room = 32 - (int) f - (int) g;
+
+	return a < room ? a : room;
+}
+
 static inline uint32_t
 v2_hdr_bytes(uint32_t g)
 {
@@ -556,6 +572,54 @@ split_forms(const cf_filter *cf, uint32_t e, uint32_t p, uint32_t j, uint32_t *b
 }
 
 /*
+ * The end of a round of an address-budget filter (docs/FORMAT.md 13.12 rule
+ * 3): every entry has spent a spare bit (the top tail bit is 0 in all), so
+ * the table is rewritten with one tail bit fewer, in place (slot n moves from
+ * bit n * w down to bit n * (w - 1)), and the value shrinks.  The view's
+ * shape (w, masks, the lookup) is chosen anew.
+ */
+static void v2_refresh(cf_filter *cf);
+
+static void
+v2_narrow(cf_filter *cf)
+{
+	uint32_t	ow = cf->w,
+				nw = ow - 1,
+				nt = cf->t - 1,
+				tkeep = mask32(nt);
+	uint64_t	n = (uint64_t) cf->m * cf->b;
+	uint64_t	newlen = cf2_total_bytes(cf->m, cf->b, nw, cf->g);
+	uint32_t	vb,
+				ve;
+
+#define NARROW_(e) (((e) & cf->fp_mask) | ((slot_tail(cf, (e)) & tkeep) << cf->f) | \
+					(cf->g ? slot_gen(cf, (e)) << (cf->f + nt) : 0))
+	for (uint64_t x = 0; x < n; x++)
+	{
+		uint32_t	e = get_bits(cf->data, x * ow, ow);
+
+		/* no interrupt check: a host that does not return would keep a
+		 * half-narrowed value */
+		set_bits(cf->data, x * nw, nw, e ? NARROW_(e) : 0);
+	}
+	if (v2_victim(cf, &vb, &ve))
+		wr32(cf->buf + CF_V2_OFF_VICTIM_SLOT, NARROW_(ve));
+#undef NARROW_
+	/* zero everything after the last slot */
+	{
+		uint64_t	used = n * nw;
+		uint64_t	end = (uint64_t) cf->len - cf->hdr;
+
+		if (used & 7)
+			cf->data[used >> 3] &= (uint8_t) ((1u << (used & 7)) - 1);
+		memset(cf->data + ((used + 7) >> 3), 0, (size_t) (end - ((used + 7) >> 3)));
+	}
+	cf->buf[CF_V2_OFF_TAIL_BITS] = (uint8_t) nt;
+	cf->len = (size_t) newlen;
+	v2_refresh(cf);
+}
+
+/*
  * Splits bucket `split`.  False (nothing changed) at the size limit, when
  * memory cannot be had, or in the one case where the victim could not be
  * kept: it and every entry of its bucket know no spare bit, so both halves
@@ -576,6 +640,11 @@ v2_split(cf_filter *cf, uint32_t *copies)
 
 	*copies = 0;
 	if (!cf->grows || newlen > cf_v2_limit_bytes || (uint64_t) cf->m + 1 > UINT32_MAX)
+		return false;
+	/* 13.12 rule 1: no round may end with fewer than 2 tail bits (no table
+	 * below the size limit gets there) */
+	if (cf->budget && cf->split + 1 == cf->base &&
+		cf_budget_tail(cf->c, cf->k + 1, cf->f, cf->g) < CF_V2_MIN_TAIL_BITS)
 		return false;
 	vic = v2_victim(cf, &vb, &ve);
 	if (vic && vb == p && slot_s(cf, ve) == 0)
@@ -683,6 +752,9 @@ v2_split(cf_filter *cf, uint32_t *copies)
 	}
 	else
 		victim_try_direct(cf);
+	if (cf->budget && cf->split == 0 &&
+		cf_budget_tail(cf->c, cf->k, cf->f, cf->g) < (int) cf->t)
+		v2_narrow(cf);
 	CF_ASSERT_HEADER(cf);
 	return true;
 }
@@ -837,11 +909,14 @@ cf2_check_params(const cf_params *p, char *err, size_t errlen)
 		ERR("a version-2 (growing or rotating) filter needs bucket size 4 without semi-sorting");
 	if (!cf_check_fp_bits(p->fp_bits, err, errlen))
 		return false;
-	if (p->expansion == 2 && (p->tail_bits < CF_V2_MIN_TAIL_BITS || p->tail_bits > CF_V2_MAX_TAIL_BITS))
+	if (p->expansion == 2 && !p->budget &&
+		(p->tail_bits < CF_V2_MIN_TAIL_BITS || p->tail_bits > CF_V2_MAX_TAIL_BITS))
 		ERR("tail bits %u are outside the range %d to %d for a growing filter",
 			p->tail_bits, CF_V2_MIN_TAIL_BITS, CF_V2_MAX_TAIL_BITS);
 	if (p->expansion == 0 && p->tail_bits != 0)
 		ERR("tail bits %u need expansion 2", p->tail_bits);
+	if (p->budget && p->expansion != 2)
+		ERR("the address budget needs expansion 2");
 	if (p->gen_bits > CF_V2_MAX_GEN_BITS)
 		ERR("generation bits %u are outside the range 0 to %d",
 			p->gen_bits, CF_V2_MAX_GEN_BITS);
@@ -851,6 +926,21 @@ cf2_check_params(const cf_params *p, char *err, size_t errlen)
 	if (!cf_buckets_representable(p->num_buckets))
 		ERR("bucket count %u is not of the form c * 2^k with c < 256",
 			p->num_buckets);
+	if (p->budget)
+	{
+		uint32_t	c,
+					k0;
+		int			tt;
+
+		split_buckets(p->num_buckets, &c, &k0);
+		tt = cf_budget_tail(c, k0, p->fp_bits, p->gen_bits);
+		if (tt < CF_V2_MIN_TAIL_BITS)
+			ERR("fingerprint and generation bits (%u + %u) leave fewer than %d tail bits for the address budget",
+				p->fp_bits, p->gen_bits, CF_V2_MIN_TAIL_BITS);
+		if (p->tail_bits != (uint32_t) tt)
+			ERR("tail bits %u differ from the %d that the address budget gives %u buckets",
+				p->tail_bits, tt, p->num_buckets);
+	}
 	if (!cf_check_max_kicks(p->max_kicks, err, errlen) ||
 		!cf_check_kind_tag(p->kind, p->type_tag, err, errlen))
 		return false;
@@ -879,7 +969,7 @@ cf2_init(void *buf, const cf_params *p)
 	h[CF_V2_OFF_VERSION] = CF_VERSION_2;
 	h[CF_V2_OFF_BUCKET_SIZE] = (uint8_t) p->bucket_size;
 	h[CF_V2_OFF_FP_BITS] = (uint8_t) p->fp_bits;
-	h[CF_V2_OFF_FLAGS] = p->expansion == 2 ? CF_FLAG_GROWS : 0;
+	h[CF_V2_OFF_FLAGS] = p->expansion == 2 ? (p->budget ? CF_FLAG_GROWS | CF_FLAG_BUDGET : CF_FLAG_GROWS) : 0;
 	wr16(h + CF_V2_OFF_KIND, p->kind);
 	h[CF_V2_OFF_TAIL_BITS] = (uint8_t) p->tail_bits;
 	h[CF_V2_OFF_GEN_BITS] = (uint8_t) p->gen_bits;
@@ -894,11 +984,18 @@ cf2_init(void *buf, const cf_params *p)
 void
 cf2_open(cf_filter *cf, const void *buf, size_t len)
 {
-	const uint8_t *h = buf;
-
 	cf->buf = (uint8_t *) buf;
 	cf->len = len;
 	cf->alloc = len;
+	v2_refresh(cf);
+}
+
+/* The view's fields from the header at cf->buf (cf2_open; after a narrowing). */
+static void
+v2_refresh(cf_filter *cf)
+{
+	const uint8_t *h = cf->buf;
+
 	cf->version = CF_VERSION_2;
 	cf->b = h[CF_V2_OFF_BUCKET_SIZE];
 	cf->f = h[CF_V2_OFF_FP_BITS];
@@ -911,10 +1008,12 @@ cf2_open(cf_filter *cf, const void *buf, size_t len)
 	cf->hdr = v2_hdr_bytes(cf->g);
 	cf->data = cf->buf + cf->hdr;
 	cf->grows = (h[CF_V2_OFF_FLAGS] & CF_FLAG_GROWS) != 0;
+	cf->budget = (h[CF_V2_OFF_FLAGS] & CF_FLAG_BUDGET) != 0;
 	cf->m = rd32(h + CF_V2_OFF_NUM_BUCKETS);
 	cf->c = rd16(h + CF_V2_OFF_MANTISSA);
 	if (cf->c == 0)
 		cf->c = 1;				/* unvalidated bytes: keep arithmetic defined */
+	cf->abits = cf->budget ? budget_abits(cf->c) : CF_V2_ADDR_BITS;
 	v2_set_geometry(cf);
 	cf->semisort = false;
 	cf->fp_range = (uint32_t) ((UINT64_C(1) << cf->f) - 1);
@@ -950,6 +1049,15 @@ cf2_get_params(const cf_filter *cf, cf_params *p)
 	p->expansion = cf->grows ? 2 : 0;
 	p->tail_bits = cf->t;
 	p->gen_bits = cf->g;
+	p->budget = cf->budget;
+	if (cf->budget)
+	{
+		uint32_t	c,
+					k0;
+
+		split_buckets(p->num_buckets, &c, &k0);
+		p->tail_bits = (uint32_t) cf_budget_tail(c, k0, cf->f, cf->g);
+	}
 }
 
 uint32_t
@@ -961,7 +1069,7 @@ cf_version(const cf_filter *cf)
 uint64_t
 cf_init_bytes(const cf_params *p)
 {
-	if (p->expansion == 2 || p->gen_bits > 0 || p->tail_bits > 0)
+	if (p->expansion == 2 || p->gen_bits > 0 || p->tail_bits > 0 || p->budget)
 		return cf2_total_bytes(p->num_buckets, p->bucket_size,
 							   p->fp_bits + p->tail_bits + p->gen_bits, p->gen_bits);
 	return cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
@@ -980,7 +1088,7 @@ cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 	if (capacity < 1)
 		ERR("capacity must be at least 1");
 	ff = cf_fp_bits_for_fpr(fpr, 4);
-	if (ff < 0 || ff - 4 + CF_V2_TAIL_BITS > 32)
+	if (ff < 0 || ff - 4 + CF_V2_MIN_TAIL_BITS > 32)
 		ERR("false-positive rate %g is too small for a growing filter", fpr);
 	m = cf_buckets_for_capacity(capacity, 4);
 	if (m == 0)
@@ -994,8 +1102,15 @@ cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 	p->type_tag = 0;
 	p->capacity = capacity;
 	p->expansion = 2;
-	p->tail_bits = CF_V2_TAIL_BITS;
+	p->budget = true;
 	p->gen_bits = 0;
+	{
+		uint32_t	c,
+					k0;
+
+		split_buckets(m, &c, &k0);
+		p->tail_bits = (uint32_t) cf_budget_tail(c, k0, p->fp_bits, 0);
+	}
 	return cf_check_params(p, err, errlen);
 }
 
@@ -1025,7 +1140,8 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 				entries,
 				cap,
 				sum = 0;
-	bool		grows;
+	bool		grows,
+				budget;
 
 	if (len < CF_V2_HEADER_SIZE)
 		ERR("%zu bytes is shorter than the %d-byte version-2 header", len, CF_V2_HEADER_SIZE);
@@ -1037,6 +1153,9 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	if (flags & ~CF_V2_FLAGS_KNOWN)
 		ERR("unknown flag bits 0x%02x", flags & ~CF_V2_FLAGS_KNOWN);
 	grows = (flags & CF_FLAG_GROWS) != 0;
+	budget = (flags & CF_FLAG_BUDGET) != 0;
+	if (budget && !grows)
+		ERR("the address budget flag is set on a filter that does not grow");
 	b = h[CF_V2_OFF_BUCKET_SIZE];
 	f = h[CF_V2_OFF_FP_BITS];
 	t = h[CF_V2_OFF_TAIL_BITS];
@@ -1047,7 +1166,7 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 		ERR("a growing filter has bucket size 4, not %u", b);
 	if (!cf_check_fp_bits(f, err, errlen))
 		return false;
-	if (t > CF_V2_MAX_TAIL_BITS || (grows ? t < CF_V2_MIN_TAIL_BITS : t != 0))
+	if ((t > CF_V2_MAX_TAIL_BITS && !budget) || (grows ? t < CF_V2_MIN_TAIL_BITS : t != 0))
 		ERR("tail bits %u do not fit a %s filter", t, grows ? "growing" : "fixed");
 	if (g > CF_V2_MAX_GEN_BITS)
 		ERR("generation bits %u exceed %d", g, CF_V2_MAX_GEN_BITS);
@@ -1080,6 +1199,9 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 		;
 	if (!grows && ((uint64_t) c << k) != m)
 		ERR("a fixed version-2 filter has c * 2^k buckets, not %u", m);
+	if (budget && (int) t != cf_budget_tail(c, k, f, g))
+		ERR("tail bits %u differ from the %d that the address budget gives at round %u",
+			t, cf_budget_tail(c, k, f, g), k);
 	cap = rd64(h + CF_V2_OFF_CAPACITY);
 	if (cap < 1 || cap > (uint64_t) m0 * b)
 		ERR("capacity %llu is outside the range 1 to %llu",
@@ -1153,8 +1275,8 @@ slot_ok(const cf_filter *cf, uint32_t i, uint32_t e, char *err, size_t errlen)
 
 		if (tail == 0)
 			ERR("bucket %u holds a slot 0x%x without a tail", i, e);
-		if (bucket_res(cf, i) + log2_32(tail) > CF_V2_ADDR_BITS)
-			ERR("bucket %u holds a slot 0x%x with more than %d address bits", i, e, CF_V2_ADDR_BITS);
+		if (bucket_res(cf, i) + log2_32(tail) > cf->abits)
+			ERR("bucket %u holds a slot 0x%x with more than %u address bits", i, e, cf->abits);
 	}
 	if (slot_age(cf, e) >= live)
 		ERR("bucket %u holds a slot 0x%x of a dropped generation", i, e);
@@ -1255,8 +1377,8 @@ cf2_insert(cf_filter *cf, uint64_t h)
 	i1 = locate2(cf, v.q, v.a, &r1);
 	i2 = locate2(cf, v.q2, v.a2, &r2);
 	gen = v2_cur_gen(cf);
-	e1 = make_slot(cf, v.fp, v.a, CF_V2_ADDR_BITS, r1, gen);
-	e2 = make_slot(cf, v.fp, v.a2, CF_V2_ADDR_BITS, r2, gen);
+	e1 = make_slot(cf, v.fp, v.a, cf->abits, r1, gen);
+	e2 = make_slot(cf, v.fp, v.a2, cf->abits, r2, gen);
 	if (place2(cf, i1, e1) || (i2 != i1 && place2(cf, i2, e2)))
 	{
 		v2_add_entries(cf, 1);
@@ -2118,6 +2240,34 @@ cf2_insert_if_absent(cf_filter *cf, uint64_t h)
  * victim slot while it is taken (dst is valid, the entry is lost: the caller
  * fails).
  */
+/*
+ * The copies of entry e of bucket i that F holds over e's pair (docs/
+ * FORMAT.md 13.12 rule 4): the slots of i equal to e, those of its other
+ * bucket j equal to the entry as stored there (when named and j != i), and
+ * the victim when it is either.
+ */
+static uint32_t
+paircount(const cf_filter *F, uint32_t i, uint32_t e)
+{
+	uint32_t	n = 0,
+				j = i,
+				e2 = 0,
+				vb,
+				ve;
+	bool		two;
+
+	for (uint32_t x = 0; x < F->b; x++)
+		n += rd_slot(F, i, x) == e;
+	two = slot_alt(F, i, e, &j, &e2) && j != i;
+	if (two)
+		for (uint32_t x = 0; x < F->b; x++)
+			n += rd_slot(F, j, x) == e2;
+	if (v2_victim(F, &vb, &ve) &&
+		((vb == i && ve == e) || (two && vb == j && ve == e2)))
+		n++;
+	return n;
+}
+
 static bool
 rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32_t q,
 	   uint32_t want, uint32_t *added, bool first)
@@ -2139,7 +2289,9 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 	i = i0 + ((res > dst->k) ? ((a >> dst->k) & 1) * dst->base : 0);
 	e = make_slot(dst, fp, a, L, res, gen);
 	n = want ? want : 1;
-	if (want)
+	if (want && dst->budget)
+		have = paircount(dst, i, e);
+	else if (want)
 	{
 		uint32_t	vb,
 					ve;
@@ -2149,11 +2301,11 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 		if (v2_victim(dst, &vb, &ve) && vb == i && ve == e)
 			have++;
 	}
-	for (; have < n; have++)
+	for (uint32_t t0 = dst->t; have < n; have++)
 	{
 		if (!v2_grow(dst, 1))
 			return false;
-		if (i >= dst->m || bucket_res(dst, i) != res)
+		if (i >= dst->m || bucket_res(dst, i) != res || dst->t != t0)
 		{
 			/* a split moved this bucket's contents: place anew */
 			return rehome(dst, fp, a, L, gen, q, n - have, added, first);
@@ -2261,10 +2413,19 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 					dup |= s[y] == s[x];
 				if (dup)
 					continue;
-				for (uint32_t y = x; y < n; y++)
-					want += s[y] == s[x];
+				if (dst->budget)
+					want = paircount(src, i, s[x]);
+				else
+					for (uint32_t y = x; y < n; y++)
+						want += s[y] == s[x];
 			}
 			a = slot_known(src, i, s[x], &L);
+			if (dst->budget && L > dst->abits)
+			{
+				/* docs/FORMAT.md 13.12 rule 4: known bits capped at A */
+				L = dst->abits;
+				a &= mask32(L);
+			}
 			if (!rehome(dst, s[x] & src->fp_mask, a, L, gen, i % src->c,
 						want, &added, true))
 				return false;
@@ -2385,6 +2546,35 @@ rotate_in_place(cf_filter *cf, uint32_t keep)
 	victim_retry(cf);
 }
 
+/* The tail bits of a version-2 src rotated to g generation bits. */
+static uint32_t
+rotate_tail(const cf_filter *src, uint32_t g)
+{
+	uint32_t	t = src->t;
+
+	if (src->budget && g > src->g)
+	{
+		int			tt = cf_budget_tail(src->c, src->k, src->f, g);
+
+		if (tt >= CF_V2_MIN_TAIL_BITS && (uint32_t) tt < t)
+			t = (uint32_t) tt;
+	}
+	return t;
+}
+
+/* A slot of src with its tail cut to t bits (the lowest spare bits kept)
+ * and no generation field. */
+static uint32_t
+rotate_fp_tail(const cf_filter *src, uint32_t e, uint32_t t)
+{
+	uint32_t	tail = slot_tail(src, e);
+	uint32_t	s = log2_32(tail);
+
+	if (src->t && s >= t)
+		tail = (UINT32_C(1) << (t - 1)) | (tail & mask32(t - 1));
+	return (e & src->fp_mask) | (tail << src->f);
+}
+
 /* Generation bits a rotation with keep needs for a filter with g bits. */
 static uint32_t
 rotate_gen_bits(uint32_t g, uint32_t keep)
@@ -2407,7 +2597,11 @@ cf_rotate_bytes(const cf_filter *src, uint32_t keep)
 	if (src->version == CF_VERSION_2)
 	{
 		g = rotate_gen_bits(src->g, keep);
-		t = src->t;
+		/* docs/FORMAT.md 13.12 rules 1 and 6: the tail gives way */
+		if (src->budget && g > src->g &&
+			cf_budget_tail(src->c, src->k, src->f, g) < CF_V2_MIN_TAIL_BITS)
+			return 0;
+		t = rotate_tail(src, g);
 	}
 	else
 	{
@@ -2445,9 +2639,11 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 	h[CF_V2_OFF_VERSION] = CF_VERSION_2;
 	h[CF_V2_OFF_BUCKET_SIZE] = (uint8_t) src->b;
 	h[CF_V2_OFF_FP_BITS] = (uint8_t) src->f;
-	h[CF_V2_OFF_FLAGS] = src->version == CF_VERSION_2 && src->grows ? CF_FLAG_GROWS : 0;
+	h[CF_V2_OFF_FLAGS] = src->version == CF_VERSION_2 && src->grows ?
+		(src->budget ? CF_FLAG_GROWS | CF_FLAG_BUDGET : CF_FLAG_GROWS) : 0;
 	wr16(h + CF_V2_OFF_KIND, cf_kind_of(src));
-	h[CF_V2_OFF_TAIL_BITS] = (uint8_t) (src->version == CF_VERSION_2 ? src->t : 0);
+	/* the tail of the result's width (13.12 rule 6: narrower with a budget) */
+	h[CF_V2_OFF_TAIL_BITS] = (uint8_t) (src->version == CF_VERSION_2 ? rotate_tail(src, g) : 0);
 	h[CF_V2_OFF_GEN_BITS] = (uint8_t) g;
 	wr32(h + CF_V2_OFF_TYPE_TAG, cf_type_tag(src));
 	wr32(h + CF_V2_OFF_NUM_BUCKETS, src->m);
@@ -2484,7 +2680,7 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 				uint32_t	e = rd_slot(src, i, j);
 
 				if (e)
-					wr_slot(&d, i, j, (e & (src->fp_mask | (src->tmask << src->f))) |
+					wr_slot(&d, i, j, rotate_fp_tail(src, e, d.t) |
 							(((cur - slot_age(src, e)) & d.gmask) << (d.f + d.t)));
 			}
 		}
@@ -2493,7 +2689,7 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 			uint32_t	ve = rd32(src->buf + CF_V2_OFF_VICTIM_SLOT);
 
 			set_victim(&d, rd32(src->buf + CF_V2_OFF_VICTIM_BUCKET),
-					   (ve & (src->fp_mask | (src->tmask << src->f))) |
+					   rotate_fp_tail(src, ve, d.t) |
 					   (((cur - slot_age(src, ve)) & d.gmask) << (d.f + d.t)));
 		}
 	}
@@ -2542,6 +2738,20 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
  */
 #define CF_COMPACT_TRIES	24
 
+/* The slot width of src's shape at m buckets: an address-budget filter has
+ * t = T(k) for that m (docs/FORMAT.md 13.12 rule 5). */
+static uint32_t
+compact_w(const cf_filter *src, uint64_t m)
+{
+	uint32_t	k = 0;
+
+	if (!src->budget)
+		return src->w;
+	while (((uint64_t) src->c << (k + 1)) <= m)
+		k++;
+	return src->f + (uint32_t) cf_budget_tail(src->c, k, src->f, src->g) + src->g;
+}
+
 static uint32_t
 compact_buckets(const cf_filter *src, uint32_t attempt)
 {
@@ -2586,7 +2796,7 @@ cf_compact_try_bytes(const cf_filter *src, uint32_t attempt, uint32_t *m)
 	if (src->version != CF_VERSION_2 || (n = compact_buckets(src, attempt)) == 0)
 		return 0;
 	*m = n;
-	return (size_t) cf2_total_bytes(n, src->b, src->w, src->g);
+	return (size_t) cf2_total_bytes(n, src->b, compact_w(src, n), src->g);
 }
 
 size_t
@@ -2611,7 +2821,7 @@ cf_compact_fresh_bytes(const cf_filter *src)
 			f <<= 1;
 		m = f;
 	}
-	return (size_t) cf2_total_bytes(m, src->b, src->w, src->g);
+	return (size_t) cf2_total_bytes(m, src->b, compact_w(src, m), src->g);
 }
 
 cf_status
@@ -2621,11 +2831,12 @@ cf_compact_try_into(const cf_filter *src, uint32_t m, void *dst, size_t len)
 	uint8_t    *h = dst;
 
 	if (src->version != CF_VERSION_2 || m < src->c || m > src->m ||
-		len != cf2_total_bytes(m, src->b, src->w, src->g))
+		len != cf2_total_bytes(m, src->b, compact_w(src, m), src->g))
 		return CF_SHAPE_MISMATCH;
 	memcpy(h, src->buf, src->hdr);
 	memset(h + src->hdr, 0, len - src->hdr);
 	wr32(h + CF_V2_OFF_NUM_BUCKETS, m);
+	h[CF_V2_OFF_TAIL_BITS] = (uint8_t) (compact_w(src, m) - src->f - src->g);
 	wr64(h + CF_V2_OFF_ENTRIES, 0);
 	h[CF_V2_OFF_FLAGS] &= (uint8_t) ~CF_FLAG_VICTIM;
 	wr32(h + CF_V2_OFF_VICTIM_BUCKET, 0);
@@ -2678,6 +2889,7 @@ cf_get_info(const cf_filter *cf, cf_info *out)
 	}
 	out->version = CF_VERSION_2;
 	out->expansion = cf->grows ? 2 : 0;
+	out->addr_budget = cf->budget ? cf->abits : 0;
 	out->tail_bits = cf->t;
 	out->gen_bits = cf->g;
 	out->c = cf->c;

@@ -85,7 +85,7 @@ cf_check_length(size_t len, uint64_t want, uint32_t m, char *err, size_t errlen)
 bool
 cf_check_params(const cf_params *p, char *err, size_t errlen)
 {
-	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0)
+	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0 || p->budget)
 		return cf2_check_params(p, err, errlen);
 	if (!cf_check_bucket_size(p->bucket_size, err, errlen) ||
 		!cf_check_fp_bits(p->fp_bits, err, errlen))

@@ -525,6 +525,8 @@ typedef struct ref_v2
 				keep;
 	uint64_t	hdr;			/* 64 + 8 * 2^g (g > 0) */
 	bool		grows;
+	bool		budget;			/* flag 0x08 (FORMAT.md 13.12) */
+	uint32_t	abits;			/* A: c * 2^A in [2^31, 2^32); 32 without the flag */
 } ref_v2;
 
 static inline ref_v2
@@ -547,6 +549,11 @@ ref_v2_geom(const uint8_t *buf)
 	v.keep = buf[CF_V2_OFF_KEEP];
 	v.hdr = 64 + (v.g && v.g <= 8 ? (UINT64_C(8) << v.g) : 0);
 	v.grows = (buf[CF_V2_OFF_FLAGS] & CF_FLAG_GROWS) != 0;
+	v.budget = (buf[CF_V2_OFF_FLAGS] & 0x08) != 0;
+	v.abits = 32;
+	if (v.budget && v.c)
+		for (v.abits = 0; ((uint64_t) v.c << v.abits) < (UINT64_C(1) << 31); v.abits++)
+			;
 	return v;
 }
 
@@ -650,8 +657,10 @@ ref_v2_valid(const uint8_t *buf, size_t len, const char **why)
 	if (buf[4] != 2)
 		REF_NO("version");
 	fl = buf[CF_V2_OFF_FLAGS];
-	if (fl & ~6)
+	if (fl & ~14)
 		REF_NO("unknown flags");
+	if ((fl & 8) && !(fl & 4))
+		REF_NO("address budget without growth");
 	v = ref_v2_geom(buf);
 	if (v.b != 2 && v.b != 4 && v.b != 8)
 		REF_NO("bucket size");
@@ -659,7 +668,7 @@ ref_v2_valid(const uint8_t *buf, size_t len, const char **why)
 		REF_NO("growing with b != 4");
 	if (v.f < 4 || v.f > 32)
 		REF_NO("fingerprint size");
-	if (v.t > 15 || (v.grows ? v.t < 2 : v.t != 0))
+	if ((v.t > 15 && !v.budget) || (v.grows ? v.t < 2 : v.t != 0))
 		REF_NO("tail bits vs grows");
 	if (v.g > 8)
 		REF_NO("generation bits");
@@ -681,6 +690,16 @@ ref_v2_valid(const uint8_t *buf, size_t len, const char **why)
 		REF_NO("initial bucket count");
 	if (!v.grows && v.p != 0)
 		REF_NO("fixed filter with a split pointer");
+	if (v.budget)
+	{
+		/* T(k) = min(A - k + 1, 32 - f - g) */
+		int64_t		tk = (int64_t) v.abits - v.k + 1;
+
+		if (tk > 32 - (int64_t) v.f - v.g)
+			tk = 32 - (int64_t) v.f - v.g;
+		if ((int64_t) v.t != tk)
+			REF_NO("tail bits are not T(k)");
+	}
 	cap = ref_get64(buf + CF_V2_OFF_CAPACITY);
 	if (cap < 1 || cap > (uint64_t) m0 * v.b)
 		REF_NO("capacity");
@@ -725,8 +744,8 @@ ref_v2_valid(const uint8_t *buf, size_t len, const char **why)
 
 				if (!tail)
 					REF_NO("slot without tail");
-				if (ref_v2_res(&v, i) + ref_v2_log2(tail) > 32)
-					REF_NO("slot knows more than 32 address bits");
+				if (ref_v2_res(&v, i) + ref_v2_log2(tail) > v.abits)
+					REF_NO("slot knows more than A (32) address bits");
 			}
 			if (v.g && ((v.cur - (e >> (v.f + v.t))) & gm) >= live)
 				REF_NO("slot of a dropped generation");
@@ -749,7 +768,7 @@ ref_v2_valid(const uint8_t *buf, size_t len, const char **why)
 		{
 			uint32_t	tail = (ve >> v.f) & ((1u << v.t) - 1);
 
-			if (!tail || ref_v2_res(&v, vb) + ref_v2_log2(tail) > 32)
+			if (!tail || ref_v2_res(&v, vb) + ref_v2_log2(tail) > v.abits)
 				REF_NO("victim tail");
 		}
 		if (v.g && ((v.cur - (ve >> (v.f + v.t))) & gm) >= live)

@@ -806,6 +806,18 @@ run_v2(const uint8_t *d, size_t n)
 	if (!p.tail_bits && !p.gen_bits)
 		p.gen_bits = 1;
 	p.num_buckets = 1 + d[4] % 40;
+	if (p.expansion == 2 && (d[2] & 0x80))
+	{
+		/* the address budget (docs/FORMAT.md 13.12): t = T(k0), k0 = 0
+		 * here (m0 < 256); too wide a fingerprint keeps the old shape */
+		int			tt = cf_budget_tail(p.num_buckets, 0, p.fp_bits, p.gen_bits);
+
+		if (tt >= CF_V2_MIN_TAIL_BITS)
+		{
+			p.budget = true;
+			p.tail_bits = (uint32_t) tt;
+		}
+	}
 	p.max_kicks = d[5] % 4 == 0 ? d[5] % 13u : CF_DEFAULT_KICKS;
 	p.kind = CF_KIND_INTEGER;
 	p.capacity = 1 + d[5] % (p.num_buckets * 4);
@@ -903,7 +915,27 @@ run_v2(const uint8_t *d, size_t n)
 					cf_info		ia;
 
 					cf_get_params(&A, &q);
-					if (q.expansion == 2 && (arg & 0x40))
+					if (q.expansion == 2 && (arg & 0x40) && q.budget)
+					{
+						/* union across the flag: the old shape into a
+						 * budget filter */
+						q.budget = false;
+						q.tail_bits = 32 - q.fp_bits - q.gen_bits < 9 ? 32 - q.fp_bits - q.gen_bits : 9;
+					}
+					else if (q.expansion == 2 && (arg & 0x60) == 0x60)
+					{
+						/* a budget filter into the old shape (k0 = 0:
+						 * m0 < 256 in these programs) */
+						int			tt = q.num_buckets < 256 ?
+							cf_budget_tail(q.num_buckets, 0, q.fp_bits, q.gen_bits) : 0;
+
+						if (tt >= CF_V2_MIN_TAIL_BITS)
+						{
+							q.budget = true;
+							q.tail_bits = (uint32_t) tt;
+						}
+					}
+					else if (q.expansion == 2 && (arg & 0x40))
 					{
 						/*
 						 * A growing filter with another tail: unions.

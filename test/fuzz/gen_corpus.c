@@ -505,6 +505,9 @@ main(int argc, char **argv)
 			{"v2_grow_f5_t6_g3_rotated", 3, 5, 6, 3, 50, 3, 4},
 			{"v2_fixed_f10_g1", 8, 10, 0, 1, 20, 0, 0},
 			{"v2_fixed_f7_g2_rotated", 4, 7, 0, 2, 12, 1, 3},
+			/* the address budget (docs/FORMAT.md 13.12): t = T(k0), k0 = 0 */
+			{"v2_budget_f6_m1_grown", 1, 6, 99, 0, 300, 0, 0},
+			{"v2_budget_f8_g2_rotated", 4, 8, 99, 2, 80, 2, 2},
 		};
 
 		for (size_t x = 0; x < sizeof v2s / sizeof v2s[0]; x++)
@@ -516,6 +519,11 @@ main(int argc, char **argv)
 			q.tail_bits = v2s[x].t;
 			q.expansion = v2s[x].t ? 2 : 0;
 			q.gen_bits = v2s[x].g;
+			if (v2s[x].t == 99)
+			{
+				q.budget = true;
+				q.tail_bits = (uint32_t) cf_budget_tail(v2s[x].m0, 0, v2s[x].f, v2s[x].g);
+			}
 			len = (size_t) cf_init_bytes(&q);
 			g.p = malloc(len);
 			cf_init(g.p, &q);
@@ -563,6 +571,16 @@ main(int argc, char **argv)
 	p_op(&P, 9, 20);
 	p_op(&P, 11, 0);
 	emit_prog("v2_grow_union_compact", &P);
+	/* the same with the address budget (byte 2's bit 7), unions across
+	 * the flag (argument bit 6) */
+	p_head(&P, 63, 2, 0x80 | 9, 0, 0, 7);
+	p_op(&P, OP_BULK, 63);
+	p_op(&P, OP_REMOVE, 1);
+	p_op(&P, 8, 0);
+	p_op(&P, 9, 20);
+	p_op(&P, 9, 0x40 | 20);
+	p_op(&P, 11, 0);
+	emit_prog("v2_budget_grow_union_compact", &P);
 	p_head(&P, 63, 0, 3, 3, 2, 5);
 	for (int i = 0; i < 40; i++)
 	{

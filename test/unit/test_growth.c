@@ -936,8 +936,31 @@ test_params_v2(void)
 
 	t_begin();
 	CHECK(cf_params_growing(1000, 0.01, 500, &p, err, sizeof err), "growing params: %s", err);
-	CHECK(p.expansion == 2 && p.tail_bits == CF_V2_TAIL_BITS && p.bucket_size == 4 &&
-		  (int) p.fp_bits == cf_fp_bits_for_fpr(0.01, 4) - 4, "growing params f %u t %u", p.fp_bits, p.tail_bits);
+	/* capacity 1000: m0 = 284 = 142 * 2, A = 32 - bitlen(142) = 24,
+	 * T(1) = min(24 - 1 + 1, 32 - 6 - 0) = 24 (docs/FORMAT.md 13.12) */
+	CHECK(p.expansion == 2 && p.budget && p.bucket_size == 4 && p.num_buckets == 284 &&
+		  p.tail_bits == 24 && cf_budget_tail(142, 1, p.fp_bits, 0) == 24 &&
+		  (int) p.fp_bits == cf_fp_bits_for_fpr(0.01, 4) - 4, "growing params m %u f %u t %u",
+		  p.num_buckets, p.fp_bits, p.tail_bits);
+	/* capacity 100: m0 = 33 (k0 = 0), A = 32 - 6 = 26, T(0) = min(27, 26) = 26 */
+	CHECK(cf_params_growing(100, 0.01, 500, &q, err, sizeof err) && q.num_buckets == 33 && q.tail_bits == 26,
+		  "growing params for 100: m %u t %u (%s)", q.num_buckets, q.tail_bits, err);
+	q = p;
+	q.tail_bits = 23;
+	err[0] = 0;
+	CHECK(!cf_check_params(&q, err, sizeof err) && strstr(err, "address budget"),
+		  "a budget shape with t other than T(k0) accepted: %s", err);
+	q = p;
+	q.expansion = 0;
+	q.tail_bits = 0;
+	err[0] = 0;
+	CHECK(!cf_check_params(&q, err, sizeof err), "a fixed filter with the address budget accepted");
+	q = p;
+	q.fp_bits = 31;
+	q.tail_bits = 1;
+	err[0] = 0;
+	CHECK(!cf_check_params(&q, err, sizeof err) && strstr(err, "fewer than 2 tail bits"),
+		  "a budget shape with f = 31 accepted: %s", err);
 	q = p;
 	q.bucket_size = 8;
 	err[0] = 0;
@@ -1469,8 +1492,10 @@ done:
  * first that holds the entries is within 2x of a growing filter made for
  * the items, answers the same, and loses nothing.
  */
+static bool ggrowing_tail(gfilt *G, uint64_t cap, double fpr, uint32_t t);
+
 static void
-test_shrink_after_loss(void)
+test_shrink_after_loss(uint32_t t)
 {
 	gfilt		G = {{0}};
 	uint32_t	m = 0,
@@ -1483,12 +1508,23 @@ test_shrink_after_loss(void)
 	char		name[256] = "compact: 100 -> 100,000 -> 1,000 values";
 
 	t_begin();
-	REQUIRE(ggrowing(&G, 100, 0.01));
+	REQUIRE(ggrowing_tail(&G, 100, 0.01, t));
 	for (uint64_t i = 0; i < 100000; i++)
 		CHECK(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK, "insert %llu", (unsigned long long) i);
 	for (uint64_t i = 1000; i < 100000; i++)
 		CHECK(cf_remove(&G.cf, cf_hash_u64(i)), "remove %llu", (unsigned long long) i);
 	fresh = cf_compact_fresh_bytes(&G.cf);
+	if (t == 0)
+	{
+		/* the bytes of a growing filter made for the 1,000 values */
+		gfilt		F = {{0}};
+
+		REQUIRE(ggrowing(&F, 1000, 0.01));
+		for (uint64_t i = 0; i < 1000; i++)
+			CHECK(cf_insert(&F.cf, cf_hash_u64(i)) == CF_OK, "insert %llu", (unsigned long long) i);
+		fresh = F.cf.len;
+		free(F.cf.buf);
+	}
 	for (a = 0; (len = cf_compact_try_bytes(&G.cf, a, &m)) > 0; a++)
 	{
 		free(dst);
@@ -1499,10 +1535,29 @@ test_shrink_after_loss(void)
 		CHECK(st == CF_FULL, "cf_compact_try_into: %s", stname(st));
 	}
 	REQUIRE(st == CF_OK);
-	CHECK(a > 0, "attempt 0 (load 0.90 poured at once) held the entries: the retry is untested");
+	/* without the budget the copies leave attempt 0 short; with it the
+	 * entries are the items and attempt 0 holds them */
+	if (t)
+		CHECK(a > 0, "attempt 0 (load 0.90 poured at once) held the entries: the retry is untested");
 	CHECK(len <= 2 * fresh, "compacted to %zu bytes, more than 2x the %zu of a growing filter for its items", len, fresh);
 	cf_open(&D, dst, len);
 	CHECK(cf_validate(D.buf, D.len, NULL, 0), "compacted filter invalid");
+	{
+		const char *why = "";
+
+		CHECK(ref_v2_valid(D.buf, D.len, &why), "the reference validator rejects the compacted filter: %s", why);
+	}
+	if (t == 0)
+	{
+		cf_info		a0,
+					a1;
+
+		cf_get_info(&G.cf, &a0);
+		cf_get_info(&D, &a1);
+		CHECK(a1.addr_budget == a0.addr_budget && a1.tail_bits > a0.tail_bits,
+			  "compaction of a budget filter: t %u -> %u, A %u -> %u", a0.tail_bits, a1.tail_bits,
+			  a0.addr_budget, a1.addr_budget);
+	}
 	CHECK(cf_items(&D) == 1000, "items %llu after compaction", (unsigned long long) cf_items(&D));
 	for (uint64_t i = 0; i < 1000; i++)
 		CHECK(cf_contains(&D, cf_hash_u64(i)), "false negative of %llu after compaction", (unsigned long long) i);
@@ -1510,8 +1565,8 @@ test_shrink_after_loss(void)
 		CHECK(cf_contains(&D, cf_hash_u64(i)) == cf_contains(&G.cf, cf_hash_u64(i)),
 			  "compaction changed the answer for %llu", (unsigned long long) i);
 	snprintf(name, sizeof name,
-			 "compact: 100 -> 100,000 -> 1,000 values: %zu -> %zu bytes at attempt %u (a growing filter for 1,000: %zu)",
-			 G.cf.len, len, a, fresh);
+			 "compact: 100 -> 100,000 -> 1,000 values (%s%.0u): %zu -> %zu bytes at attempt %u (a growing filter for 1,000: %zu)",
+			 t ? "t = " : "address budget", t, G.cf.len, len, a, fresh);
 done:
 	t_end(name);
 	free(dst);
@@ -1538,12 +1593,23 @@ ggrowing_tail(gfilt *G, uint64_t cap, double fpr, uint32_t t)
 		return false;
 	}
 	p.kind = CF_KIND_INTEGER;
-	p.tail_bits = t;
+	if (t)
+	{
+		/* the shape without the address budget (1.2, 1.3's first build) */
+		p.budget = false;
+		p.tail_bits = t;
+	}
 	return gnew(G, &p);
 }
 
+/*
+ * t = 0: the address budget (docs/FORMAT.md 13.12), the shape
+ * cf_params_growing gives; else that fixed tail without the budget.  Part d
+ * holds the values d * step + i, i < per (step = per: disjoint parts).
+ */
 static void
-test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uint32_t t)
+test_union_parts_step(uint32_t parts, uint64_t cap, uint64_t per, uint64_t step,
+					  bool expect_ok, uint32_t t)
 {
 	gfilt		U = {{0}};
 	uint32_t	merged = 0;
@@ -1562,7 +1628,7 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uin
 
 		REQUIRE(ggrowing_tail(&P, cap, 0.01, t));
 		for (uint64_t i = 0; i < per; i++)
-			CHECK(cf_insert(&P.cf, cf_hash_u64(d * per + i)) == CF_OK, "insert into part %u", d);
+			CHECK(cf_insert(&P.cf, cf_hash_u64(d * step + i)) == CF_OK, "insert into part %u", d);
 		if (d == 0)
 			part_fpr = gfpr(&P.cf, 4242, 200000);
 		st = cf_union_into(&U.cf, &P.cf);
@@ -1574,7 +1640,7 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uin
 	if (expect_ok)
 		CHECK(st == CF_OK, "union of part %u refused: %s", merged, stname(st));
 	REQUIRE(gvalid(&U, "after the unions"));
-	distinct = (uint64_t) merged * per;
+	distinct = merged ? (uint64_t) (merged - 1) * step + per : 0;
 	for (uint64_t i = 0; i < distinct; i++)
 		fn += !cf_contains(&U.cf, cf_hash_u64(i));
 	CHECK(fn == 0, "%llu false negatives", (unsigned long long) fn);
@@ -1583,17 +1649,27 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uin
 		  "items %llu for %llu distinct values", (unsigned long long) cf_items(&U.cf),
 		  (unsigned long long) distinct);
 	fpr = gfpr(&U.cf, 777, 1000000);
-	if (expect_ok && t >= 15)
+	if (expect_ok && (t >= 15 || t == 0))
 		CHECK(fpr <= 0.01, "fpr %.4f above the target 0.01", fpr);
+	if (t == 0)
+		CHECK(cf_items(&U.cf) * 100 <= distinct * 101, "items %llu above 1%% over %llu distinct",
+			  (unsigned long long) cf_items(&U.cf), (unsigned long long) distinct);
 	snprintf(name, sizeof name,
-			 "union: %u growing filters (t = %u) created for %llu with %llu values each: %u merged%s, "
-			 "items %llu of %llu, %zu bytes, fpr %.4f (one part: %.4f)",
-			 parts, t, (unsigned long long) cap, (unsigned long long) per, merged,
+			 "union: %u growing filters (%s%.0u) created for %llu with %llu values each%s: %u merged%s, "
+			 "items %llu of %llu, %zu bytes, fpr %.5f (one part: %.5f)",
+			 parts, t ? "t = " : "address budget", t, (unsigned long long) cap, (unsigned long long) per,
+			 step < per ? " (half shared with the next)" : "", merged,
 			 st == CF_OK ? "" : " (then 54000)", (unsigned long long) cf_items(&U.cf),
 			 (unsigned long long) distinct, U.cf.len, fpr, part_fpr);
 done:
 	t_end(name);
 	free(U.cf.buf);
+}
+
+static void
+test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uint32_t t)
+{
+	test_union_parts_step(parts, cap, per, per, expect_ok, t);
 }
 
 /*
@@ -1610,12 +1686,16 @@ test_union_tails(void)
 	char		name[256] = "union: growing filters with 9 and 15 tail bits";
 
 	t_begin();
-	for (int way = 0; way < 2; way++)
+	/* t 0: the address budget (union across the flag, 13.12 rule 4) */
+	static const uint32_t tds[4] = {9, 15, 0, 9},
+				tss[4] = {15, 9, 9, 0};
+
+	for (int way = 0; way < 4; way++)
 	{
 		gfilt		D = {{0}},
 					S = {{0}};
-		uint32_t	td = way ? 15 : 9,
-					ts = way ? 9 : 15;
+		uint32_t	td = tds[way],
+					ts = tss[way];
 		double		fd,
 					fs,
 					fu;
@@ -1634,7 +1714,7 @@ test_union_tails(void)
 		CHECK(cf_union_into(&D.cf, &S.cf) == CF_OK, "union of t %u into t %u refused", ts, td);
 		REQUIRE(gvalid(&D, "after a union across tails"));
 		cf_get_params(&D.cf, &p);
-		CHECK(p.tail_bits == td, "the union has %u tail bits, dst had %u", p.tail_bits, td);
+		CHECK(td ? p.tail_bits == td && !p.budget : p.budget, "the union has %u tail bits, dst had %u", p.tail_bits, td);
 		for (uint64_t i = 0; i < 2 * per; i++)
 			fn += !cf_contains(&D.cf, cf_hash_u64(i));
 		CHECK(fn == 0, "%llu false negatives (t %u into t %u)", (unsigned long long) fn, ts, td);
@@ -1652,11 +1732,233 @@ done:
 	t_end(name);
 }
 
+/*
+ * Validation of an address-budget filter (docs/FORMAT.md 13.12 rule 7):
+ * each mutation rejected by the core with the rule's wording and by the
+ * reference validator.
+ */
+static void
+test_budget_validate(void)
+{
+	gfilt		G = {{0}};
+	uint8_t    *m = NULL;
+	size_t		len;
+	char		err[256];
+	int			cases = 0;
+	uint32_t	t;
+
+	t_begin();
+	REQUIRE(ggrowing(&G, 100, 0.01));
+	for (uint64_t i = 0; i < 3000; i++)
+		REQUIRE(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK);
+	REQUIRE(gvalid(&G, "before mutation"));
+	REQUIRE(G.cf.split > 0 && G.cf.t > 15);
+	len = G.cf.len;
+	t = G.cf.t;
+	m = malloc(len);
+	REQUIRE(m);
+#define BMUT(off, width, val, words) do { \
+		memcpy(m, G.cf.buf, len); \
+		ref_put_field(m, (off), (width), (val)); \
+		cases++; \
+		err[0] = 0; \
+		CHECK(!ref_v2_valid(m, len, NULL), "reference validator accepts %s", words); \
+		CHECK(!cf_validate(m, len, err, sizeof err) && strstr(err, words), \
+			  "mutation at offset %d to %llu: '%s', not '%s'", (int) (off), (unsigned long long) (val), err, words); \
+	} while (0)
+	BMUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_BUDGET, "address budget flag is set on a filter that does not grow");
+	BMUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS, "do not fit a growing filter");	/* t > 15 without the flag */
+	BMUT(CF_V2_OFF_FLAGS, 1, CF_FLAG_GROWS | CF_FLAG_BUDGET | 0x10, "unknown flag bits 0x10");
+	BMUT(CF_V2_OFF_TAIL_BITS, 1, t - 1, "that the address budget gives at round");
+	BMUT(CF_V2_OFF_TAIL_BITS, 1, t + 1, "that the address budget gives at round");
+	BMUT(CF_V2_OFF_TAIL_BITS, 1, 1, "do not fit a growing filter");
+#undef BMUT
+	/* a slot of a split bucket (resolution k + 1) with t - 1 spare bits
+	 * knows k + 1 + T(k) - 1 = A + 1 bits */
+	{
+		cf_filter	V;
+		uint32_t	e = 0,
+					j;
+
+		for (j = 0; j < 4 && (e = get_bits(G.cf.data, (uint64_t) j * G.cf.w, G.cf.w)) == 0; j++)
+			;
+		REQUIRE(j < 4);
+		memcpy(m, G.cf.buf, len);
+		cf_open(&V, m, len);
+		e = (e & V.fp_mask) | ((UINT32_C(1) << (t - 1)) << V.f);
+		set_bits(V.data, (uint64_t) j * V.w, V.w, e);
+		cases++;
+		err[0] = 0;
+		CHECK(!ref_v2_valid(m, len, NULL), "reference validator accepts a slot with A + 1 bits");
+		CHECK(!cf_validate(m, len, err, sizeof err) && strstr(err, "address bits"),
+			  "a slot with A + 1 address bits: '%s'", err);
+	}
+done:
+	t_end("address budget: validation rules (flag, t = T(k), A address bits)");
+	free(m);
+	free(G.cf.buf);
+}
+
+/*
+ * The address budget's narrowing (docs/FORMAT.md 13.12 rule 3): a growing
+ * filter filled one value at a time; at every insert whose splits end a
+ * round, t drops by exactly one, the value shrinks to the length of the new
+ * width, both validators accept it and every value inserted is found
+ * before and after.  Then the filter of capacity 1 grows to 1,000,000
+ * values: valid, no false negative, within the target.
+ */
+static void
+test_budget_narrowing(void)
+{
+	gfilt		G = {{0}};
+	uint64_t	n = 1000000;
+	uint32_t	narrowed = 0,
+				t0;
+	char		name[256] = "address budget: narrowing at the end of a round";
+	double		fpr = 1;
+
+	t_begin();
+	REQUIRE(ggrowing(&G, 1, 0.01));
+	REQUIRE(G.cf.budget);
+	t0 = G.cf.t;
+	for (uint64_t i = 0; i < n; i++)
+	{
+		uint32_t	t = G.cf.t,
+					k = G.cf.k;
+		bool		check = t != G.cf.t;
+
+		if (i < 40000 || (i & (i - 1)) == 0)
+			check = true;
+		REQUIRE(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK);
+		if (G.cf.t != t)
+		{
+			uint64_t	fn = 0;
+
+			narrowed++;
+			CHECK(G.cf.t == t - 1 && G.cf.k == k + 1 && G.cf.split == 0,
+				  "insert %llu: t %u -> %u, k %u -> %u, split %u", (unsigned long long) i, t, G.cf.t, k,
+				  G.cf.k, G.cf.split);
+			CHECK(G.cf.t == (uint32_t) cf_budget_tail(G.cf.c, G.cf.k, G.cf.f, G.cf.g), "t is not T(k)");
+			CHECK(G.cf.len == cf2_total_bytes(G.cf.m, 4, G.cf.w, G.cf.g), "length %zu after narrowing",
+				  G.cf.len);
+			REQUIRE(gvalid(&G, "after a narrowing"));
+			{
+				/* the lookup chosen for the new width answers as 13.5 read
+				 * slot by slot, members (some) and random hashes */
+				uint64_t	rs = 0x5eed + i,
+							diff = 0;
+
+				for (uint32_t j = 0; j < 20000; j++)
+				{
+					uint64_t	h = j & 1 ? sm64(&rs) : cf_hash_u64((uint64_t) j * 7 % (i + 1));
+
+					diff += cf_contains(&G.cf, h) != ref_v2_contains(G.cf.buf, h);
+				}
+				CHECK(diff == 0, "%llu lookups differ from FORMAT 13.5 at w %u (lookup %s)",
+					  (unsigned long long) diff, G.cf.w, cf2_lookup_name(&G.cf));
+			}
+			if (check)
+			{
+				for (uint64_t j = 0; j <= i; j++)
+					fn += !cf_contains(&G.cf, cf_hash_u64(j));
+				CHECK(fn == 0, "%llu false negatives after the narrowing at insert %llu",
+					  (unsigned long long) fn, (unsigned long long) i);
+			}
+		}
+	}
+	REQUIRE(gvalid(&G, "at 1,000,000 values"));
+	{
+		uint64_t	fn = 0;
+
+		for (uint64_t j = 0; j < n; j++)
+			fn += !cf_contains(&G.cf, cf_hash_u64(j));
+		CHECK(fn == 0, "%llu false negatives at 1,000,000 values", (unsigned long long) fn);
+	}
+	CHECK(narrowed > 0 && G.cf.t < t0, "no narrowing while growing 1 -> 1,000,000 (t %u)", G.cf.t);
+	CHECK(cf_items(&G.cf) == n && G.cf.m < 300000, "items %llu, m %u", (unsigned long long) cf_items(&G.cf), G.cf.m);
+	fpr = gfpr(&G.cf, 4711, 1000000);
+	CHECK(fpr <= 0.01, "fpr %.5f", fpr);
+	snprintf(name, sizeof name,
+			 "address budget: capacity 1 -> 1,000,000 values, %u narrowings (t %u -> %u), %zu bytes "
+			 "(%.1f bits/item), fpr %.5f, no false negative", narrowed, t0, G.cf.t, G.cf.len,
+			 (double) G.cf.len * 8 / (double) n, fpr);
+done:
+	t_end(name);
+	free(G.cf.buf);
+}
+
+/*
+ * Rotation of an address-budget filter (13.12 rule 6): more generation bits
+ * take tail bits (t = T(k) with g'), the result is valid, the kept values
+ * are found, it keeps growing and rotating.
+ */
+static void
+test_budget_rotate(void)
+{
+	gfilt		G = {{0}};
+	char		name[256] = "address budget: rotate";
+	uint32_t	t0,
+				t1 = 0,
+				t2 = 0;
+
+	t_begin();
+	REQUIRE(ggrowing(&G, 100, 0.01));
+	t0 = G.cf.t;
+	for (uint64_t i = 0; i < 5000; i++)
+		REQUIRE(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK);
+	for (int r = 0; r < 3; r++)
+	{
+		/* keep 2, 2, then 5: g 0 -> 2, 2, then 3 */
+		uint32_t	keep = r < 2 ? 2 : 5;
+		size_t		len = cf_rotate_bytes(&G.cf, keep);
+		uint8_t    *buf = len ? malloc(len) : NULL;
+		gfilt		R = {{0}};
+		uint64_t	fn = 0,
+					lo = r == 0 ? 0 : 5000 + (uint64_t) (r - 1) * 5000;
+
+		REQUIRE(buf);
+		cf_rotate(&G.cf, keep, buf);
+		cf_open(&R.cf, buf, len);
+		REQUIRE(gvalid(&R, "after a rotation"));
+		CHECK(R.cf.budget && R.cf.t == (uint32_t) cf_budget_tail(R.cf.c, R.cf.k, R.cf.f, R.cf.g),
+			  "rotated: budget %d t %u g %u", R.cf.budget, R.cf.t, R.cf.g);
+		/* the values of the last generation are kept (keep >= 2) */
+		for (uint64_t i = lo; i < 5000 + (uint64_t) r * 5000; i++)
+			fn += !cf_contains(&R.cf, cf_hash_u64(i));
+		CHECK(fn == 0, "%llu false negatives after rotation %d", (unsigned long long) fn, r);
+		free(G.cf.buf);
+		G = R;
+		if (r == 0)
+			t1 = G.cf.t;
+		if (r == 2)
+			t2 = G.cf.t;
+		for (uint64_t i = 5000 + (uint64_t) r * 5000; i < 10000 + (uint64_t) r * 5000; i++)
+			REQUIRE(cf_insert(&G.cf, cf_hash_u64(i)) == CF_OK);
+		REQUIRE(gvalid(&G, "growing after a rotation"));
+	}
+	CHECK(t1 < t0 && t2 < t1, "tails %u -> %u -> %u", t0, t1, t2);
+	snprintf(name, sizeof name, "address budget: rotate (g 0 -> 2 -> 3, t %u -> %u -> %u), growing between",
+			 t0, t1, t2);
+done:
+	t_end(name);
+	free(G.cf.buf);
+}
+
 void
 run_growth_tests(void)
 {
+	test_budget_validate();
+	test_budget_narrowing();
+	test_budget_rotate();
 	test_union_tails();
-	test_shrink_after_loss();
+	test_shrink_after_loss(0);
+	test_shrink_after_loss(9);
+	/* the cases with the address budget (docs/FORMAT.md 13.12) */
+	test_union_parts(8, 100, 3000, true, 0);
+	test_union_parts(100, 100, 3000, true, 0);
+	test_union_parts(10, 100, 100000, true, 0);
+	test_union_parts(30, 1000, 100000, true, 0);
+	test_union_parts_step(30, 1000, 20000, 10000, true, 0);	/* 310,000 distinct */
 	test_union_parts(10, 100, 100000, true, CF_V2_TAIL_BITS);	/* 10 filters grown 1,000x */
 	test_union_parts(8, 100, 3000, true, CF_V2_TAIL_BITS);
 	test_union_parts(100, 100, 3000, false, CF_V2_TAIL_BITS);	/* the issue's: not all fit yet */
