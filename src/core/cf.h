@@ -59,7 +59,8 @@ typedef struct cf_params
 	uint32_t	expansion;		/* 0: fixed; 2: grows by linear hashing
 								 * (version 2, b = 4, plain buckets) */
 	uint32_t	tail_bits;		/* t: spare address bits per entry; 0 unless
-								 * expansion = 2 (then CF_V2_TAIL_BITS) */
+								 * expansion = 2 (then 2 .. 15, or T(k0)
+								 * with the address budget) */
 	uint32_t	gen_bits;		/* g: generation tag bits, 0 .. CF_V2_MAX_GEN_BITS */
 	bool		budget;			/* address budget (docs/FORMAT.md 13.12, flag
 								 * 0x08): only with expansion 2; then

@@ -598,6 +598,7 @@ v2_narrow(cf_filter *cf)
 	{
 		uint32_t	e = get_bits(cf->data, x * ow, ow);
 
+		CF_ASSERT(e == 0 || (slot_tail(cf, e) >> nt) == 0);
 		/* no interrupt check: a host that does not return would keep a
 		 * half-narrowed value */
 		set_bits(cf->data, x * nw, nw, e ? NARROW_(e) : 0);
