@@ -928,12 +928,19 @@ cuckoo_store_contains_array(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
-/* The parameters of a new growing segment for n items at rate fpr. */
+/*
+ * The parameters of a new growing segment for n items at rate fpr.  Segments
+ * keep the shape without the address budget (tail CF_V2_TAIL_BITS, FORMAT
+ * 13.12): they are never unioned, a key's segment is fixed by its hash, so
+ * the budget's bits would buy nothing and double a small segment's bytes.
+ */
 static void
 store_segment_params(int64 n, double fpr, cf_params *p)
 {
 	plan_params(n, fpr, 4, 0, false, 500, false, p);
 	plan_expansion(2, n, fpr, 4, false, false, 500, p);
+	p->budget = false;
+	p->tail_bits = CF_V2_TAIL_BITS;
 }
 
 /*

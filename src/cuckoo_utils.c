@@ -246,13 +246,20 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 				cf_info		info;
 
 				cf_get_info(cf, &info);
+				if (info.addr_budget > 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+							 errmsg("the union does not fit in a cuckoo filter of this shape"),
+							 errdetail("The growing filter has %u buckets of %u entries and reached the size limit of a filter (" UINT64_FORMAT " bytes).",
+									   cf->m, cf->b, (uint64) CF_MAX_BYTES),
+							 errhint("Keep a set this large in a stored filter (cuckoo_store_create), which is split into segments and has no such limit, or split the set into several filters.")));
 				if (info.expansion != 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 							 errmsg("the union does not fit in a cuckoo filter of this shape"),
 							 errdetail("The growing filter has %u buckets of %u entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).",
 									   cf->m, cf->b),
-							 errhint("Create the filters with a capacity for all their values together (cuckoo_create(total, fpr, expansion => 2) or cuckoo_agg(value, total, fpr, 2)): filters that have not grown union without copies. Or build one filter over the sources with cuckoo_agg(value, fpr), which sizes it to the data and combines partial results exactly.")));
+							 errhint("Rebuild the filters from their values: growing filters made since extension 1.3 carry the address budget and union to the size limit without copies (docs/FORMAT.md 13.12). Or build one filter over the sources with cuckoo_agg(value, fpr), which sizes it to the data and combines partial results exactly.")));
 			}
 			if (other != NULL)
 				ereport(ERROR,
