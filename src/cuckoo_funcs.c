@@ -411,15 +411,11 @@ cuckoo_rotate(PG_FUNCTION_ARGS)
 		while ((1u << g) <= (uint32) keep)
 			g++;
 		g = Max(g, info.gen_bits);
-		/* an address-budget filter's tail gives way down to 2 bits (13.12) */
-		if (info.addr_budget > 0 && cf.f + CF_V2_MIN_TAIL_BITS + g > 32)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("cannot rotate a growing filter of %u-bit fingerprints with keep %d",
-							cf.f, keep),
-					 errdetail("Keeping %d generations takes %u tag bits per entry, an entry holds at most 32 bits, and a growing filter keeps at least %d of them for its address.",
-							   keep, g, CF_V2_MIN_TAIL_BITS),
-					 errhint("Use a smaller keep, or a filter with shorter fingerprints (a larger fpr).")));
+		/*
+		 * An address-budget filter's tail gives way down to 2 bits (13.12);
+		 * refused below that, f + t + g exceeds 32 with its own t too, and
+		 * the message is the one the clients reproduce.
+		 */
 		if (cf.f + info.tail_bits + g > 32)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

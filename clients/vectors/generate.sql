@@ -448,7 +448,7 @@ SELECT n, m FROM (SELECT (SELECT f::bytea FROM vf WHERE name = 'v2_grow_fpr01') 
   LATERAL (VALUES
     ('v2_valid', v), ('v2_valid_rotated', r), ('v2_valid_victim', x),
     ('v2_short', substr(v, 1, 60)), ('v2_version_3', poke(v, 4, '{3}')),
-    ('v2_flag_unknown', poke(v, 7, '{8}')), ('v2_flag_semisort', poke(v, 7, '{5}')),
+    ('v2_flag_unknown', poke(v, 7, '{20}')), ('v2_budget_without_grows', poke(v, 7, '{8}')), ('v2_flag_semisort', poke(v, 7, '{5}')),
     ('v2_grows_flag_cleared', poke(v, 7, '{0}')), ('v2_fixed_flag_grows', poke(x, 7, '{6}')),
     ('v2_bucket_size_3', poke(v, 5, '{3}')), ('v2_growing_bucket_size_2', poke(v, 5, '{2}')),
     ('v2_fp_bits_3', poke(v, 6, '{3}')), ('v2_fp_bits_33', poke(v, 6, '{33}')), ('v2_slot_33_bits', poke(v, 6, '{24}')),
