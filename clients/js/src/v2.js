@@ -103,6 +103,7 @@ function shapeOf(x) {
   return {
     v2,
     grows: v2 && x.grows,
+    budget: v2 && x.budget,
     b: x.b,
     f: x.f,
     t: v2 ? x.t : 0,
@@ -122,7 +123,9 @@ function shapeOf(x) {
  */
 export function shapeMismatch(a, b) {
   const x = shapeOf(a), y = shapeOf(b);
-  if (x.grows === y.grows && x.b === y.b && x.f === y.f && x.t === y.t && x.c === y.c && x.capacity === y.capacity) {
+  // an address-budget filter's t follows its size and g: not compared
+  if (x.grows === y.grows && x.b === y.b && x.f === y.f && (x.t === y.t || (x.budget && y.budget))
+    && x.c === y.c && x.capacity === y.capacity) {
     const state = (s) => (s.keep === 0 ? 'was never rotated'
       : `is in generation ${s.cur} of ${s.g}-bit tags, rotated last with keep ${s.keep}`);
     return serverError(RangeError, '22023', 'cannot union cuckoo filters that were not rotated in step',

@@ -285,3 +285,17 @@ test('a budget filter full of one value refuses as before, unchanged', () => {
   }
   valid(f);
 });
+
+test('union of budget filters rotated apart: the error says so, whatever their t', () => {
+  const a = FilterV2.createGrowing(1000), b = FilterV2.createGrowing(1000);
+  for (const v of run(0, 20000)) a.addInPlace(v);
+  const ra = a.rotate(2), rb = b.rotate(3).rotate(3);
+  assert.notEqual(ra.t, b.t);
+  for (const [x, y] of [[ra, b], [b, ra], [ra, rb], [a, b.rotate(2)]]) {
+    assert.throws(() => x.union(y), (e) => e instanceof RangeError && e.code === '22023'
+      && e.message === 'cannot union cuckoo filters that were not rotated in step', `${x.t} ${y.t}`);
+  }
+  // of different creation shapes: the shapes are named
+  assert.throws(() => a.union(FilterV2.createGrowing(1000, 0.001)), (e) => e.message === 'cannot union cuckoo filters of different shapes'
+    && /^The first is growing: 6-bit fingerprints, 20 tail bits, created with 284 buckets for capacity 1000; the second is growing: 9-bit fingerprints, \d+ tail bits, created with 284 buckets for capacity 1000\.$/.test(e.detail));
+});
