@@ -1263,7 +1263,7 @@ export function defineFilterV2(Filter, ctx) {
         // narrower tails: s >= nt keeps the lowest nt - 1 spare bits
         const narrow = (e) => {
           const tail = (e >>> src.f) & src.tmask, sp = log2(tail);
-          if (sp < nt) return (e & keepBits) >>> 0;
+          if (!budget || sp < nt) return (e & keepBits) >>> 0;
           return ((e & src.fpMask) | (((1 << (nt - 1)) | ((tail ^ (1 << sp)) & mask(nt - 1))) << src.f)) >>> 0;
         };
         const retag = (e) => (narrow(e) | (((cur - src._slotAge(e)) & d.gmask) << (d.f + d.t))) >>> 0;

@@ -299,3 +299,34 @@ test('union of budget filters rotated apart: the error says so, whatever their t
   assert.throws(() => a.union(FilterV2.createGrowing(1000, 0.001)), (e) => e.message === 'cannot union cuckoo filters of different shapes'
     && /^The first is growing: 6-bit fingerprints, 20 tail bits, created with 284 buckets for capacity 1000; the second is growing: 9-bit fingerprints, \d+ tail bits, created with 284 buckets for capacity 1000\.$/.test(e.detail));
 });
+
+test('rotation with wider tags keeps the fingerprint, tail and age of every entry of a filter without the flag', () => {
+  let checked = 0;
+  for (const vec of load('filters').filters.filter((x) => x.info.format_version === 2)) {
+    const f = Filter.fromText(vec.text);
+    assert.equal(f.budget, false);
+    // fingerprint and tail of every entry (slots and victim), counted
+    // and age (one more after the rotation)
+    const entries = (x, older = 0) => {
+      const n = new Map();
+      const ft = (e) => `${(e & (2 ** (x.f + x.t) - 1)) >>> 0} ${x._slotAge(e) - older}`;
+      for (let i = 0; i < x.m; i++) for (let j = 0; j < x.b; j++) if (x._slot(i, j)) n.set(ft(x._slot(i, j)), (n.get(ft(x._slot(i, j))) || 0) + 1);
+      if (x._victim()) n.set(ft(x._ve), (n.get(ft(x._ve)) || 0) + 1);
+      return n;
+    };
+    const before = entries(f);
+    for (const keep of [2, 3, 4, 7]) {
+      if (2 ** f.g > keep || f.f + f.t + 3 > 32) continue;             // only rotations that widen the tags
+      const r = f.rotate(keep);
+      assert.ok(r.g > f.g && r.t === f.t, `${vec.name} keep ${keep}`);
+      valid(r);
+      const after = entries(r, 1);
+      let n = 0;
+      for (const [e, k] of after) { assert.ok(k <= (before.get(e) || 0), `${vec.name} keep ${keep}: entry ${e}`); n += k; }
+      assert.equal(n, r.entries);
+      assert.ok(n > 0 || f.entries === 0, `${vec.name} keep ${keep}: no entry kept`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 8, `${checked}`);
+});
