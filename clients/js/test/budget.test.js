@@ -19,6 +19,19 @@ const invalid = (bytes, why) => assert.throws(() => Filter.fromBytes(bytes),
 const run = (from, n) => Array.from({ length: n }, (_, j) => from + j);
 const ABSENT = 1e12;
 
+// the empty growing filter cuckoo_create(capacity, fpr, expansion => 2) made
+// before the address budget (extension 1.2 and 1.3's first build): the same
+// header without flag 0x08, t = 9
+function preBudget(capacity, fpr) {
+  const b = FilterV2.createGrowing(capacity, fpr).toBytes();
+  const m = b[16] | (b[17] << 8) | (b[18] << 16) | (b[19] << 24);
+  const h = new Uint8Array(lengthOf(m, b[6] + 9, 0));
+  h.set(b.subarray(0, 64));
+  h[7] = 4;
+  h[10] = 9;
+  return Filter.fromBytes(h);
+}
+
 function measuredFpr(f, n = 200000) {
   let fp = 0;
   for (let x = 0; x < n; x++) if (f.contains(ABSENT + x)) fp++;
@@ -37,15 +50,21 @@ test('creation: flag 0x08, t = T(k0), the sizing of a growing filter', () => {
   assert.equal(big.c >= 128 && big.c <= 255, true);
   assert.equal(big.t, T(big.c, big.k, big.f, 0));
   assert.equal(big.t, 25 - big.k);                                 // A = 24, below 32 - f
-  // the core's sizing: the growing filters of the vectors (made without the
-  // flag) have the m0, f, capacity and max_kicks createGrowing gives
+  // the core's sizing: the growing filters of the vectors have the m0, f,
+  // capacity and max_kicks createGrowing gives (and, made with the flag,
+  // the empty one is createGrowing's to the byte)
   for (const [name, fpr] of [['v2_grow_empty', 0.001], ['v2_grow_fpr01', 0.01], ['v2_grow_fpr001', 0.001]]) {
-    const old = Filter.fromText(load('filters').filters.find((x) => x.name === name).text).info();
-    const made = FilterV2.createGrowing(old.capacity, fpr, old.max_kicks).info();
+    const vec = Filter.fromText(load('filters').filters.find((x) => x.name === name).text);
+    const old = vec.info();
+    const made = FilterV2.createGrowing(old.capacity, fpr, old.max_kicks);
     for (const col of ['initial_buckets', 'fingerprint_bits', 'capacity', 'max_kicks']) {
-      assert.equal(made[col], old[col], `${name} ${col}`);
+      assert.equal(made.info()[col], old[col], `${name} ${col}`);
     }
-    assert.equal(made.expansion, 2);
+    assert.equal(made.info().expansion, 2);
+    if (name === 'v2_grow_empty') {
+      if (vec.budget) assert.ok(vec.equals(made), 'the server\'s empty growing filter');
+      else assert.ok(vec.equals(preBudget(old.capacity, fpr)), 'the server\'s empty growing filter before the budget');
+    }
   }
   assert.throws(() => FilterV2.createGrowing(0), (x) => x.code === '22023' && /capacity must be at least 1/.test(x.message));
   assert.throws(() => FilterV2.createGrowing(10, 1), /outside the open range 0 to 1/);
@@ -169,10 +188,11 @@ test('a value held n times keeps n entries through a union (the multiset union)'
 });
 
 test('union across the flag: the first operand keeps its flag and t, no false negative', () => {
-  for (const [name, fpr] of [['v2_grow_fpr01', 0.01], ['v2_grow_fpr001', 0.001]]) {
-    const vec = load('filters').filters.find((x) => x.name === name);
-    const old = Filter.fromText(vec.text);
-    const members = vec.members.map(Number);
+  for (const [name, fpr] of [['cap 4 fpr 0.01', 0.01], ['cap 4 fpr 0.001', 0.001]]) {
+    const old = preBudget(4, fpr);
+    const members = run(0, 2000).map((v) => v * 7919);
+    for (const v of members) old.addInPlace(v);
+    assert.ok(old.k >= 8 && !old.budget);
     const fresh = FilterV2.createGrowing(old.capacity, fpr, old.maxKicks);
     const mine = fresh.union(FilterV2.createGrowing(old.capacity, fpr, old.maxKicks));
     for (const v of run(5000000, 3000)) mine.addInPlace(v);
@@ -262,12 +282,13 @@ test('validation: each rule of 13.12 rule 7 with the spec\'s message', () => {
   b.set([0, 0, 0, 0], 40);
   b.set([tooMany & 255, (tooMany >>> 8) & 255, (tooMany >>> 16) & 255, tooMany >>> 24], 44);
   invalid(b, `bucket 0 holds a slot 0x${tooMany.toString(16)} with more than 31 address bits`);
-  // a filter without the flag takes 32 address bits, as before
-  const plain = load('filters').filters.find((x) => x.name === 'v2_grow_fpr01');
-  const p = Filter.fromText(plain.text).toBytes();
+  // a filter without the flag: t = 9 is no T(k)
+  const plain = preBudget(4, 0.01);
+  for (const v of run(0, 2000)) plain.addInPlace(v);
+  const p = plain.toBytes();
   assert.equal(p[7] & 8, 0);
   p[7] |= 8;
-  invalid(p, `tail bits 9 differ from the ${T(1, Filter.fromText(plain.text).k, 6, 0)} that the address budget gives at round ${Filter.fromText(plain.text).k}`);
+  invalid(p, `tail bits 9 differ from the ${T(1, plain.k, 6, 0)} that the address budget gives at round ${plain.k}`);
 });
 
 test('a budget filter full of one value refuses as before, unchanged', () => {
@@ -302,9 +323,13 @@ test('union of budget filters rotated apart: the error says so, whatever their t
 
 test('rotation with wider tags keeps the fingerprint, tail and age of every entry of a filter without the flag', () => {
   let checked = 0;
-  for (const vec of load('filters').filters.filter((x) => x.info.format_version === 2)) {
+  const grown = preBudget(100, 0.01);
+  for (const v of run(0, 5000)) grown.addInPlace(v);
+  const filters = load('filters').filters.filter((x) => x.info.format_version === 2)
+    .concat([{ name: 'pre-budget grown', text: grown.toText() }, { name: 'pre-budget grown, rotated', text: grown.rotate(2).add(-1).toText() }]);
+  for (const vec of filters) {
     const f = Filter.fromText(vec.text);
-    assert.equal(f.budget, false);
+    if (f.budget) continue;
     // fingerprint and tail of every entry (slots and victim), counted
     // and age (one more after the rotation)
     const entries = (x, older = 0) => {
