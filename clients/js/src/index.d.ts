@@ -157,7 +157,18 @@ export declare class FilterV2 extends Filter {
   readonly g: number;
   readonly w: number;
   readonly grows: boolean;
+  /** the address budget (flag 0x08, docs/FORMAT.md 13.12): entries know at most A address bits */
+  readonly budget: boolean;
+  /** A = 32 - bitlen(c) with the address budget, else 32 */
+  readonly A: number;
   readonly entries: number;
+  /**
+   * An empty growing filter as cuckoo_create(capacity, fpr, max_kicks =>
+   * maxKicks, expansion => 2) makes it from extension 1.3 on: an address
+   * budget filter (t = T(k0)).  RangeError (code 22023) for arguments the
+   * server refuses.
+   */
+  static createGrowing(capacity: number, fpr?: number, maxKicks?: number): FilterV2;
 }
 
 /** The segment (0 .. segments - 1) that holds the value of hash h in a store of

@@ -18,7 +18,8 @@ import { Rng } from './rng.js';
 const HEADER_2 = 64;
 const FLAG_VICTIM = 2;
 const FLAG_GROWS = 4;
-const FLAGS_KNOWN_2 = FLAG_VICTIM | FLAG_GROWS;
+const FLAG_BUDGET = 8;            // the address budget (13.12)
+const FLAGS_KNOWN_2 = FLAG_VICTIM | FLAG_GROWS | FLAG_BUDGET;
 const MAX_KICKS_LIMIT = 100000;
 const MAX_BYTES = 805306368 - 65536;
 const ADDR_BITS = 32;
@@ -37,6 +38,10 @@ const rd64big = (p, o) => (BigInt(rd32(p, o + 4)) << 32n) | BigInt(rd32(p, o));
 const mask = (n) => (n === 0 ? 0 : 0xFFFFFFFF >>> (32 - n));
 const log2 = (x) => 31 - Math.clz32(x | 1);
 const hex2 = (x) => x.toString(16).padStart(2, '0');
+// the address budget of mantissa c (13.12): A = 32 - bitlen(c), and the tail
+// width T(k) = min(A - k + 1, 32 - f - g) of a budget filter at round k
+const budgetA = (c) => Math.clz32(c);
+const budgetT = (c, k, f, g) => Math.min(budgetA(c) - k + 1, 32 - f - g);
 function wr32(p, o, v) {
   p[o] = v & 255; p[o + 1] = (v >>> 8) & 255; p[o + 2] = (v >>> 16) & 255; p[o + 3] = (v >>> 24) & 255;
 }
@@ -98,6 +103,7 @@ function shapeOf(x) {
   return {
     v2,
     grows: v2 && x.grows,
+    budget: v2 && x.budget,
     b: x.b,
     f: x.f,
     t: v2 ? x.t : 0,
@@ -117,7 +123,9 @@ function shapeOf(x) {
  */
 export function shapeMismatch(a, b) {
   const x = shapeOf(a), y = shapeOf(b);
-  if (x.grows === y.grows && x.b === y.b && x.f === y.f && x.t === y.t && x.c === y.c && x.capacity === y.capacity) {
+  // an address-budget filter's t follows its size and g: not compared
+  if (x.grows === y.grows && x.b === y.b && x.f === y.f && (x.t === y.t || (x.budget && y.budget))
+    && x.c === y.c && x.capacity === y.capacity) {
     const state = (s) => (s.keep === 0 ? 'was never rotated'
       : `is in generation ${s.cur} of ${s.g}-bit tags, rotated last with keep ${s.keep}`);
     return serverError(RangeError, '22023', 'cannot union cuckoo filters that were not rotated in step',
@@ -156,12 +164,13 @@ export function checkHeader2(p) {
   if (n < HEADER_2) throw new RangeError(`${n} bytes is shorter than the 64-byte version-2 header`);
   const flags = p[7];
   if (flags & ~FLAGS_KNOWN_2) throw new RangeError(`unknown flag bits 0x${hex2(flags & ~FLAGS_KNOWN_2)}`);
-  const grows = (flags & FLAG_GROWS) !== 0;
+  const grows = (flags & FLAG_GROWS) !== 0, budget = (flags & FLAG_BUDGET) !== 0;
+  if (budget && !grows) throw new RangeError('the address budget flag is set on a filter that does not grow');
   const b = p[5], f = p[6], t = p[10], g = p[11];
   if (b !== 2 && b !== 4 && b !== 8) throw new RangeError(`bucket size ${b} is not 2, 4 or 8`);
   if (grows && b !== 4) throw new RangeError(`a growing filter has bucket size 4, not ${b}`);
   if (f < 4 || f > 32) throw new RangeError(`fingerprint size ${f} is outside the range 4 to 32 bits`);
-  if (t > 15 || (grows ? t < 2 : t !== 0)) throw new RangeError(`tail bits ${t} do not fit a ${grows ? 'growing' : 'fixed'} filter`);
+  if (budget ? t < 2 : (t > 15 || (grows ? t < 2 : t !== 0))) throw new RangeError(`tail bits ${t} do not fit a ${grows ? 'growing' : 'fixed'} filter`);
   if (g > 8) throw new RangeError(`generation bits ${g} exceed 8`);
   const w = f + t + g;
   if (w > 32) throw new RangeError(`slot of ${w} bits exceeds 32`);
@@ -178,6 +187,9 @@ export function checkHeader2(p) {
   if (mantissa(m0) !== c) throw new RangeError(`initial bucket count ${m0} has mantissa ${mantissa(m0)}, not ${c}`);
   const k = levels(c, m);
   if (!grows && c * 2 ** k !== m) throw new RangeError(`a fixed version-2 filter has c * 2^k buckets, not ${m}`);
+  if (budget && t !== budgetT(c, k, f, g)) {
+    throw new RangeError(`tail bits ${t} differ from the ${budgetT(c, k, f, g)} that the address budget gives at round ${k}`);
+  }
   const cap = rd64big(p, 32);
   if (cap < 1n || cap > BigInt(m0 * b)) throw new RangeError(`capacity ${cap} is outside the range 1 to ${m0 * b}`);
   const want = totalBytes2(m, b, w, g);
@@ -228,6 +240,9 @@ export function defineFilterV2(Filter, ctx) {
       this.w = this.f + this.t + this.g;
       this.grows = (buf[7] & FLAG_GROWS) !== 0;
       this.c = rd16(buf, 48);
+      // an address budget filter: entries know at most A address bits (13.12)
+      this.budget = (buf[7] & FLAG_BUDGET) !== 0;
+      this.A = this.budget ? budgetA(this.c) : ADDR_BITS;
       this._geometry();
       this._mem = null;          // the backing array once the filter has grown
       this._undo = null;         // the slots an in-place change overwrote
@@ -242,6 +257,15 @@ export function defineFilterV2(Filter, ctx) {
 
     get entries() { return rd64(this._buf, 56); }
 
+    // t and what follows from it, from the header (a budget filter's t
+    // narrows as it grows)
+    _shape() {
+      this.t = this._buf[10];
+      this.w = this.f + this.t + this.g;
+      this.B = this.b * this.w;
+      this.tmask = mask(this.t);
+    }
+
     /** The columns of SQL cuckoo_info(f). */
     info() {
       const p = this._buf;
@@ -251,7 +275,8 @@ export function defineFilterV2(Filter, ctx) {
       const m0 = rd32(p, 52);
       const rounds = this.k - levels(this.c, m0);
       let fpr = expectedFpr(this.b, this.f, load);
-      if (this.t > 0) fpr = Math.min(1, fpr * (rounds + 2) * 2 ** -this.t);
+      if (this.budget) fpr = Math.min(1, (2 * entries) / ((2 ** this.f - 1) * this.c * 2 ** this.A));
+      else if (this.t > 0) fpr = Math.min(1, fpr * (rounds + 2) * 2 ** -this.t);
       const cur = p[50], keep = p[51];
       const genItems = [];
       if (this.g === 0) genItems.push(items);
@@ -441,12 +466,25 @@ export function defineFilterV2(Filter, ctx) {
 
     _begin() {
       this._undo = [];
+      this._whole = null;
       this._saved = [this._buf.slice(0, this.hdr), this._buf.length];
     }
 
-    _commit() { this._undo = null; this._saved = null; }
+    _commit() { this._undo = null; this._saved = null; this._whole = null; }
 
     _rollback() {
+      if (this._whole) {
+        // the change narrowed the table: the value before it, kept whole
+        const old = this._whole;
+        this._whole = null;
+        this._undo = null;
+        this._saved = null;
+        this._mem = null;
+        this._buf = new Uint8Array(old);
+        this._shape();
+        this._geometry();
+        return;
+      }
       const u = this._undo;
       this._undo = null;
       for (let x = u.length - 2; x >= 0; x -= 2) setBitsAt(this._buf, this.hdr, u[x], this.w, u[x + 1]);
@@ -590,8 +628,57 @@ export function defineFilterV2(Filter, ctx) {
 
     // splits bucket `split`: the number of entries copied (they knew no
     // spare bit), or -1 when nothing changed (not growing, the size limit,
-    // or a victim that could not be kept) (v2_split)
+    // or a victim that could not be kept) (v2_split); a budget filter
+    // narrows its tails at the end of a round (13.12 rule 3)
     _split() {
+      if (this.budget && budgetT(this.c, levels(this.c, this.m + 1), this.f, this.g) < 2) return -1;
+      const copies = this._split1();
+      if (copies >= 0 && this.budget) this._narrow();
+      return copies;
+    }
+
+    // after a split that ended a round (p = 0): if T(k) < t, every slot and
+    // the victim lose the tail's top bit (0 in all of them: s <= A - k), t
+    // is one less, and the value shrinks to the length of the new width
+    _narrow() {
+      const t = this.t;
+      if (budgetT(this.c, this.k, this.f, this.g) >= t) return;
+      if (this._undo) this._snapshot();
+      const f = this.f, g = this.g, w = this.w, n = this.m * this.b;
+      const low = mask(f + t - 1);        // fingerprint and the tail below its top bit
+      const narrow = (e) => (g ? ((e & low) | ((e >>> (f + t)) << (f + t - 1))) : (e & low)) >>> 0;
+      const d = this._buf, hdr = this.hdr;
+      // in place, ascending: slot x goes to bit x * (w - 1), below the
+      // slots not read yet
+      for (let x = 0; x < n; x++) {
+        const e = getBitsAt(d, hdr, x * w, w);
+        setBitsAt(d, hdr, x * (w - 1), w - 1, narrow(e));
+      }
+      const end = n * (w - 1);
+      const eb = hdr + Math.floor(end / 8);
+      const len = d.length;
+      if (end % 8) { d[eb] &= (1 << (end % 8)) - 1; d.fill(0, eb + 1, len); } else d.fill(0, eb, len);
+      if (this._victim()) wr32(d, 44, narrow(this._ve));
+      d[10] = t - 1;
+      this._shape();
+      this._buf = (this._mem || d).subarray(0, totalBytes2(this.m, this.b, this.w, g));
+    }
+
+    // an in-place change about to narrow the table: the slot journal of
+    // _begin cannot undo that, so the value as it was before the change is
+    // rebuilt from it and kept whole for _rollback
+    _snapshot() {
+      const u = this._undo;
+      const [hdr, len] = this._saved;
+      const was = this._buf.slice();
+      for (let x = u.length - 2; x >= 0; x -= 2) setBitsAt(was, this.hdr, u[x], this.w, u[x + 1]);
+      const old = was.subarray(0, len);
+      old.set(hdr);
+      this._whole = old;
+      this._undo = null;
+    }
+
+    _split1() {
       const newLen = totalBytes2(this.m + 1, this.b, this.w, this.g);
       const p = this.split, jn = this.m;
       if (!this.grows || newLen > MAX_BYTES || this.m + 1 > 0xFFFFFFFF) return -1;
@@ -728,8 +815,10 @@ export function defineFilterV2(Filter, ctx) {
       this._locate2(q2, a2);
       const i2 = this._i, r2 = this._r;
       const gen = this._buf[50];
-      const e1 = this._makeSlot(fp, a, ADDR_BITS, r1, gen);
-      const e2 = this._makeSlot(fp, a2, ADDR_BITS, r2, gen);
+      // a budget filter's entries know the low A bits of the address word
+      const am = mask(this.A);
+      const e1 = this._makeSlot(fp, (a & am) >>> 0, this.A, r1, gen);
+      const e2 = this._makeSlot(fp, (a2 & am) >>> 0, this.A, r2, gen);
       if (this._place2(i1, e1) || (i2 !== i1 && this._place2(i2, e2))) {
         this._addEntries(1);
         this._itemAdded(gen);
@@ -946,15 +1035,17 @@ export function defineFilterV2(Filter, ctx) {
       const i = i0 + (res > this.k ? ((a >>> this.k) & 1) * this.base : 0);
       const e = this._makeSlot(fp, a, L, res, gen);
       const n = want || 1;
+      const t = this.t;
       let have = 0;
-      if (want) {
+      if (want && this.budget) have = this._pairCount(i, e);
+      else if (want) {
         for (let j = 0; j < this.b; j++) if (this._slot(i, j) === e) have++;
         if (this._victim() && this._vb === i && this._ve === e) have++;
       }
       for (; have < n; have++) {
         this._grow(1);
-        // a split moved this bucket's contents: place anew
-        if (i >= this.m || this._res(i) !== res) return this._rehome(fp, a, L, gen, q, n - have, first);
+        // a split moved this bucket's contents, or narrowed the tails: place anew
+        if (i >= this.m || this._res(i) !== res || this.t !== t) return this._rehome(fp, a, L, gen, q, n - have, first);
         this._addEntries(1);
         if (first) this._added++;
         if (!this._place2(i, e)) {
@@ -982,6 +1073,20 @@ export function defineFilterV2(Filter, ctx) {
       return true;
     }
 
+    // the copies of entry e of bucket i over its pair (13.12 rule 4): the
+    // slots of i equal to e, those of the other bucket equal to e as stored
+    // there (when it can be named and is not i), and the victim as either
+    _pairCount(i, e) {
+      let n = 0;
+      for (let x = 0; x < this.b; x++) if (this._slot(i, x) === e) n++;
+      const j = this._slotAlt(i, e);
+      const e2 = this._e2;
+      const other = j >= 0 && j !== i;
+      if (other) for (let x = 0; x < this.b; x++) if (this._slot(j, x) === e2) n++;
+      if (this._victim() && ((this._vb === i && this._ve === e) || (other && this._vb === j && this._ve === e2))) n++;
+      return n;
+    }
+
     // every entry of src (slots and victim) into this filter (pour, as a union)
     // items added per generation in the share of src's entries that were
     // new here: round(new * items / entries), at most the items
@@ -1005,11 +1110,15 @@ export function defineFilterV2(Filter, ctx) {
           let dup = false, want = 0;
           for (let y = 0; y < x; y++) dup = dup || s[y] === s[x];
           if (dup) continue;
-          for (let y = x; y < n; y++) want += s[y] === s[x] ? 1 : 0;
-          const a = src._slotKnown(i, s[x]);
+          let a = src._slotKnown(i, s[x]), L = src._L;
+          if (this.budget) {
+            // counted over the pair; known bits capped at A
+            want = src._pairCount(i, s[x]);
+            if (L > this.A) { L = this.A; a = (a & mask(L)) >>> 0; }
+          } else for (let y = x; y < n; y++) want += s[y] === s[x] ? 1 : 0;
           const gen = src._slotGen(s[x]);
           this._added = 0;
-          if (!this._rehome((s[x] & src.fpMask) >>> 0, a, src._L, gen, i % src.c, want, true)) return false;
+          if (!this._rehome((s[x] & src.fpMask) >>> 0, a, L, gen, i % src.c, want, true)) return false;
           if (this._added) {
             const items = src.g ? rd64(src._buf, HEADER_2 + 8 * gen) : src.items;
             const f = (fresh.get(gen) || 0) + this._added;
@@ -1101,10 +1210,13 @@ export function defineFilterV2(Filter, ctx) {
       }
       const v2 = src.version === 2;
       const sg = v2 ? src.g : 0, t = v2 ? src.t : 0;
+      const budget = v2 && src.budget;
       let g = sg;
       while (2 ** g <= keep) g++;
-      const w = src.f + t + g;
-      if (w > 32) {
+      // a budget filter's tails take T(k) with the new g (13.12 rule 6)
+      const nt = budget ? budgetT(src.c, src.k, src.f, g) : t;
+      const w = src.f + nt + g;
+      if (w > 32 || (budget && 32 - src.f - g < 2)) {
         throw serverError(RangeError, '54000', `cannot rotate a filter of ${src.f}-bit fingerprints${t ? ` and ${t} tail bits` : ''} with keep ${keep}`,
           `Keeping ${keep} generations takes ${g} tag bits per entry, and an entry holds at most 32 bits.`,
           'Use a smaller keep, or a filter with shorter fingerprints (a larger fpr).');
@@ -1123,9 +1235,9 @@ export function defineFilterV2(Filter, ctx) {
       const s = src._buf;
       h.set(s.subarray(0, 4));                                // magic
       h[4] = 2; h[5] = src.b; h[6] = src.f;
-      h[7] = v2 && src.grows ? FLAG_GROWS : 0;
+      h[7] = (v2 && src.grows ? FLAG_GROWS : 0) | (budget ? FLAG_BUDGET : 0);
       h.set(s.subarray(8, 10), 8);                            // kind
-      h[10] = t; h[11] = g;
+      h[10] = nt; h[11] = g;
       h.set(s.subarray(12, 16), 12);                          // type tag
       wr32(h, 16, src.m);
       h.set(s.subarray(20, 24), 20);                          // max kicks
@@ -1148,7 +1260,13 @@ export function defineFilterV2(Filter, ctx) {
             sg ? rd64(s, HEADER_2 + 8 * ((cur - age) & src.gmask)) : (age === 0 ? src.items : 0));
         }
         const keepBits = (src.fpMask | (src.tmask << src.f)) >>> 0;
-        const retag = (e) => ((e & keepBits) | (((cur - src._slotAge(e)) & d.gmask) << (d.f + d.t))) >>> 0;
+        // narrower tails: s >= nt keeps the lowest nt - 1 spare bits
+        const narrow = (e) => {
+          const tail = (e >>> src.f) & src.tmask, sp = log2(tail);
+          if (!budget || sp < nt) return (e & keepBits) >>> 0;
+          return ((e & src.fpMask) | (((1 << (nt - 1)) | ((tail ^ (1 << sp)) & mask(nt - 1))) << src.f)) >>> 0;
+        };
+        const retag = (e) => (narrow(e) | (((cur - src._slotAge(e)) & d.gmask) << (d.f + d.t))) >>> 0;
         for (let i = 0; i < src.m; i++) {
           for (let j = 0; j < src.b; j++) {
             const e = src._slot(i, j);
@@ -1171,6 +1289,57 @@ export function defineFilterV2(Filter, ctx) {
       }
       d._rotateInPlace(keep);
       return d;
+    }
+
+    /**
+     * An empty growing filter, as cuckoo_create(capacity, fpr, max_kicks =>
+     * maxKicks, expansion => 2) makes it from extension 1.3 on: an address
+     * budget filter (flag 0x08, t = T(k0); docs/FORMAT.md 13.12), with the
+     * core's sizing (cf_params_growing: fingerprints 4 bits shorter than a
+     * fixed filter's for fpr, buckets for capacity at load 0.94).
+     */
+    static createGrowing(capacity, fpr = 0.01, maxKicks = 500) {
+      const refuse = (why) => serverError(RangeError, '22023',
+        `cannot create a growing filter for capacity ${capacity} at fpr ${fpr}: ${why}`);
+      if (!Number.isSafeInteger(capacity)) throw new TypeError('capacity must be a safe integer');
+      if (typeof fpr !== 'number' || !(fpr > 0 && fpr < 1)) throw refuse(`false-positive rate ${fpr} is outside the open range 0 to 1`);
+      if (capacity < 1) throw refuse('capacity must be at least 1');
+      if (!Number.isInteger(maxKicks) || maxKicks < 0 || maxKicks > MAX_KICKS_LIMIT) {
+        throw refuse(`max kicks ${maxKicks} is outside the range 0 to ${MAX_KICKS_LIMIT}`);
+      }
+      let ff = -1;
+      for (let x = 4; x <= 32 && ff < 0; x++) if (expectedFpr(4, x, 0.94) <= fpr) ff = x;
+      const f = Math.max(4, ff - 4);
+      // T(k0) >= 2 (13.12 rule 1): with g = 0, f <= 30
+      if (ff < 0 || 32 - f < 2) throw refuse(`false-positive rate ${fpr} is too small for a growing filter`);
+      // cf_buckets_for_capacity(capacity, 4), cf_round_buckets
+      let m = 1;
+      if (capacity > 4) {
+        let need = Math.ceil(capacity / (4 * 0.94));
+        need += Math.ceil(Math.sqrt(need));
+        if (need > 0xFFFFFFFF) throw refuse(`capacity ${capacity} is too large`);
+        let k = Math.max(0, 31 - Math.clz32(need) - 7);
+        let cc = Math.ceil(need / 2 ** k);
+        if (k > 0 && cc === 256) { cc = 128; k++; }
+        m = cc * 2 ** k;
+        if (m > 0xFFFFFFFF) throw refuse(`capacity ${capacity} is too large`);
+      }
+      const k0 = Math.max(0, 31 - Math.clz32(m) - 7);
+      const c = m / 2 ** k0;
+      const t = budgetT(c, k0, f, 0);
+      const len = totalBytes2(m, 4, f + t, 0);
+      if (len > MAX_BYTES) throw refuse(`a filter of ${m} buckets would take ${len} bytes, more than the limit of ${MAX_BYTES}`);
+      const h = new Uint8Array(len);
+      wr32(h, 0, 0x4F4F4B43);                                 // CKOO
+      h[4] = 2; h[5] = 4; h[6] = f; h[7] = FLAG_GROWS | FLAG_BUDGET;
+      h[10] = t;
+      wr32(h, 16, m);
+      wr32(h, 20, maxKicks);
+      wr64(h, 32, capacity);
+      h[48] = c;
+      wr32(h, 52, m);
+      checkHeader2(h);
+      return new FilterV2(h);
     }
 
     /** A new filter: cuckoo_rotate(f, keep). */
@@ -1213,7 +1382,7 @@ export function defineFilterV2(Filter, ctx) {
       if (this.t) {
         const tail = (e >>> this.f) & this.tmask;
         if (tail === 0) throw new RangeError(`bucket ${i} holds a slot 0x${e.toString(16)} without a tail`);
-        if (this._res(i) + log2(tail) > ADDR_BITS) throw new RangeError(`bucket ${i} holds a slot 0x${e.toString(16)} with more than ${ADDR_BITS} address bits`);
+        if (this._res(i) + log2(tail) > this.A) throw new RangeError(`bucket ${i} holds a slot 0x${e.toString(16)} with more than ${this.A} address bits`);
       }
       const gen = this.g ? (e >>> (this.f + this.t)) & this.gmask : 0;
       if (((cur - gen) & this.gmask) >= live) throw new RangeError(`bucket ${i} holds a slot 0x${e.toString(16)} of a dropped generation`);
