@@ -16,8 +16,8 @@ from ._build import agg_fp_bits, build
 from ._filter import FORMAT_VERSION, Filter, FilterFullError
 from ._hash import cuckoo_hash
 from ._store import Store, store_segment
-from ._v2 import FilterV2
+from ._v2 import FilterV2, create_growing
 
 __version__ = "1.0.0"
 __all__ = ["Filter", "FilterV2", "FilterFullError", "build", "cuckoo_hash", "agg_fp_bits",
-           "FORMAT_VERSION", "Store", "store_segment"]
+           "FORMAT_VERSION", "Store", "store_segment", "create_growing"]
