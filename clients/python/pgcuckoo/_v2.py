@@ -1621,16 +1621,15 @@ def rotate(src, keep):
     t = src.t if v2 else 0
     sg = src.g if v2 else 0
     g = _rotate_gen_bits(sg, keep)
-    budget = v2 and src.budget
-    if budget and g != sg:
-        # 13.12 rule 6: the tail of the wider tags is T(k) with g
-        t = min(t, budget_tail(src.c, src.k, src.f, g))
-        if t < MIN_TAIL_BITS:
-            t = MIN_TAIL_BITS           # refused below: f + 2 + g > 32
-    if src.f + t + g > 32:
+    wide = v2 and src.budget and g != sg and budget_tail(src.c, src.k, src.f, g) >= MIN_TAIL_BITS
+    if src.f + t + g > 32 and not wide:
+        # (an address-budget filter is refused when T(k) with g is below 2:
+        # then f + t + g > 32 with its own t, reported as the server does)
         raise ValueError("cannot rotate a filter of %d-bit fingerprints%s with keep %d: keeping "
                          "%d generations takes %d tag bits per entry, and an entry holds at most "
                          "32 bits" % (src.f, " and %d tail bits" % t if t else "", keep, keep, g))
+    if wide:
+        t = min(t, budget_tail(src.c, src.k, src.f, g))     # 13.12 rule 6: the tail gives way
     total = total_bytes_2(src.m, src.b, src.f + t + g, g)
     if total > MAX_BYTES:
         raise ValueError("the rotated filter would be larger than %d bytes: rotation adds "
