@@ -7,7 +7,11 @@ add_if_absent, remove, union, rotate): a port of cf_v2.c step for step
 (growth by bucket splits with the copies of entries out of address bits,
 the kick walk and its victim, the remove rule and its generation raise,
 union's re-homing, rotation), so that a sequence of operations gives the
-bytes the server gives (docs/FORMAT.md 13.6 to 13.9).
+bytes the server gives (docs/FORMAT.md 13.6 to 13.9), and the address
+budget (13.12, flag 0x08: entries capped at A address bits, the table
+narrowed at the end of each round, unions counted over the bucket pair),
+with create_growing making such a filter as cuckoo_create(..., expansion
+=> 2) does.
 """
 import functools
 import math
