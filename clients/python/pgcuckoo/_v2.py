@@ -1497,7 +1497,10 @@ def _shape_error(a, o):
     when either is version 2)."""
     va, ea, ta, ma, ga, ca, ka = _info_of(a)
     vo, eo, to, mo, go, co, ko = _info_of(o)
-    if ea == eo and a.b == o.b and a.f == o.f and ta == to and a.c == o.c and a.capacity == o.capacity:
+    # an address-budget filter's t follows its size and g: not compared
+    budgets = getattr(a, "budget", False) and getattr(o, "budget", False)
+    if (ea == eo and a.b == o.b and a.f == o.f and (ta == to or budgets) and a.c == o.c
+            and a.capacity == o.capacity):
         def state(g, cur, keep):
             if keep == 0:
                 return "was never rotated"

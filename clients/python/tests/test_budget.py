@@ -336,3 +336,16 @@ def test_union_slot_clamp():
     twice = [v for v in range(1000, 2000) if u.count(v) == 2]
     # the values b got first (1000 .. 1000 + its first round) are among them
     assert 1000 in twice and len(twice) < 1000
+
+
+def test_union_refusals():
+    # budget filters rotated apart: "not rotated in step", whatever their t
+    a = pgcuckoo.create_growing(1000, 2e-9)
+    r = a.rotate(2)
+    assert r.t != a.t
+    with pytest.raises(ValueError, match="not rotated in step: the first was never rotated; the second is "
+                                         "in generation 1 of 2-bit tags, rotated last with keep 2"):
+        a.union(r)
+    # another creation shape
+    with pytest.raises(ValueError, match="of different shapes"):
+        a.union(pgcuckoo.create_growing(1000, 0.01))
