@@ -7,22 +7,27 @@ add_if_absent, remove, union, rotate): a port of cf_v2.c step for step
 (growth by bucket splits with the copies of entries out of address bits,
 the kick walk and its victim, the remove rule and its generation raise,
 union's re-homing, rotation), so that a sequence of operations gives the
-bytes the server gives (docs/FORMAT.md 13.6 to 13.9).
+bytes the server gives (docs/FORMAT.md 13.6 to 13.9), and the address
+budget (13.12, flag 0x08: entries capped at A address bits, the table
+narrowed at the end of each round, unions counted over the bucket pair),
+with create_growing making such a filter as cuckoo_create(..., expansion
+=> 2) does.
 """
 import functools
 import math
 import struct
 
-from ._filter import (EXISTS, FLAG_VICTIM, FULL, K_BUCKET, K_FP, KIND_MAX, M32, M64, MAX_BYTES,
+from ._filter import (DEFAULT_KICKS, EXISTS, FLAG_VICTIM, FULL, K_BUCKET, K_FP, KIND_MAX, M32, M64, MAX_BYTES,
                       MAX_FP_BITS, MAX_KICKS_LIMIT, MIN_FP_BITS, OK, OK_STASHED, TOO_MANY_COPIES,
-                      Filter, FilterFullError, expected_fpr, kind_name, split_buckets, _Rng, _load64, _rd16,
+                      Filter, FilterFullError, expected_fpr, kind_name, round_buckets, split_buckets, _Rng, _load64, _rd16,
                       _rd32, _rd64, _rng_seed, _wr32, _wr64)
 from ._hash import KIND_ANY, KIND_OTHER, _pack_q, _xxh3
 
 VERSION_2 = 2
 HEADER_SIZE_2 = 64
 FLAG_GROWS = 0x04
-FLAGS_KNOWN_2 = FLAG_VICTIM | FLAG_GROWS
+FLAG_BUDGET = 0x08          # the address budget (docs/FORMAT.md 13.12); only with FLAG_GROWS
+FLAGS_KNOWN_2 = FLAG_VICTIM | FLAG_GROWS | FLAG_BUDGET
 MIN_TAIL_BITS = 2
 MAX_TAIL_BITS = 15
 MAX_GEN_BITS = 8
@@ -51,6 +56,18 @@ def _log2(x):
     return (x | 1).bit_length() - 1
 
 
+def addr_budget(c):
+    """A = 32 - bitlen(c): the address bits every entry of an address-budget
+    filter of mantissa c knows (docs/FORMAT.md 13.12)."""
+    return ADDR_BITS - c.bit_length()
+
+
+def budget_tail(c, k, f, g):
+    """T(k) = min(A - k + 1, 32 - f - g): the tail bits of an address-budget
+    filter at round k (may be below 2: then no such filter exists)."""
+    return min(addr_budget(c) - k + 1, 32 - f - g)
+
+
 def check_header_2(buf):
     """cf2_check_header: ValueError naming the first broken rule."""
     n = len(buf)
@@ -60,6 +77,9 @@ def check_header_2(buf):
     if flags & ~FLAGS_KNOWN_2:
         raise ValueError("unknown flag bits 0x%02x" % (flags & ~FLAGS_KNOWN_2))
     grows = bool(flags & FLAG_GROWS)
+    budget = bool(flags & FLAG_BUDGET)
+    if budget and not grows:
+        raise ValueError("the address budget flag is set on a filter that does not grow")
     b, f, t, g = buf[5], buf[6], buf[OFF_TAIL_BITS], buf[OFF_GEN_BITS]
     if b not in (2, 4, 8):
         raise ValueError("bucket size %d is not 2, 4 or 8" % b)
@@ -68,7 +88,7 @@ def check_header_2(buf):
     if not MIN_FP_BITS <= f <= MAX_FP_BITS:
         raise ValueError("fingerprint size %d is outside the range %d to %d bits"
                          % (f, MIN_FP_BITS, MAX_FP_BITS))
-    if t > MAX_TAIL_BITS or (t < MIN_TAIL_BITS if grows else t != 0):
+    if (t > MAX_TAIL_BITS and not budget) or (t < MIN_TAIL_BITS if grows else t != 0):
         raise ValueError("tail bits %d do not fit a %s filter" % (t, "growing" if grows else "fixed"))
     if g > MAX_GEN_BITS:
         raise ValueError("generation bits %d exceed %d" % (g, MAX_GEN_BITS))
@@ -101,6 +121,9 @@ def check_header_2(buf):
         k += 1
     if not grows and (c << k) != m:
         raise ValueError("a fixed version-2 filter has c * 2^k buckets, not %d" % m)
+    if budget and t != budget_tail(c, k, f, g):
+        raise ValueError("tail bits %d differ from the %d that the address budget gives at round %d"
+                         % (t, budget_tail(c, k, f, g), k))
     cap = _rd64(buf, 32)
     if cap < 1 or cap > m0 * b:
         raise ValueError("capacity %d is outside the range 1 to %d" % (cap, m0 * b))
@@ -530,6 +553,21 @@ class _Mut:
             j0 += ((a2 >> self.k) & 1) * self.base
         return j0, self._make_slot(fp, a2, L, res2, self._gen(e))
 
+    def _paircount(self, i, e):
+        """paircount(F, i, e) of docs/FORMAT.md 13.12 rule 4: the slots of
+        bucket i equal to e, those of its other bucket j (when named and not
+        i) equal to e as stored there, and the victim if it is either."""
+        n = self._slots(i).count(e)
+        alt = self._slot_alt(i, e)
+        if alt is not None and alt[0] == i:
+            alt = None
+        if alt is not None:
+            n += self._slots(alt[0]).count(alt[1])
+        v = self._victim()
+        if v is not None and (v == (i, e) or (alt is not None and v == alt)):
+            n += 1
+        return n
+
     def _place(self, i, e):
         for j, x in enumerate(self._slots(i)):
             if x == 0:
@@ -627,6 +665,10 @@ class _Mut:
         newlen = total_bytes_2(m + 1, b, w, g)
         if not self.grows or newlen > MAX_BYTES or m + 1 > M32:
             return None
+        if self.budget:
+            k1 = self.k + 1 if (self.c << (self.k + 1)) <= m + 1 else self.k
+            if budget_tail(self.c, k1, self.f, g) < MIN_TAIL_BITS:
+                return None             # 13.12 rule 1: no table below the size limit gets here
         p, j = self.split, m
         v = self._victim()
         saved = None
@@ -681,7 +723,47 @@ class _Mut:
                         return None
         else:
             self._victim_try_direct()
+        if self.budget and self.split == 0 and budget_tail(self.c, self.k, self.f, g) < self.t:
+            self._narrow()
         return copies
+
+    def _narrow(self):
+        """The end of a round of an address-budget filter (docs/FORMAT.md
+        13.12 rule 3): every entry has spent a spare bit (the top tail bit is 0
+        in all), so every slot and the victim lose that bit, t -= 1 and the
+        value takes the length of the narrower slots."""
+        f, t, g, b, m = self.f, self.t, self.g, self.b, self.m
+        low = _mask(f + t - 1)          # the fingerprint and the tail's t - 1 low bits
+        sh = f + t                      # the generation field, moved down one bit
+
+        def narrow(e):
+            return (e & low) | ((e >> sh) << (sh - 1))
+        ow, nw = self.w, self.w - 1
+        oB, nB = b * ow, b * nw
+        buf, hdr = self._buf, self.hdr
+        out = bytearray()
+        # 64 buckets at a time: 8 * B bytes whatever B is
+        for i0 in range(0, m, 64):
+            n = min(64, m - i0)
+            o = hdr + i0 * oB // 8
+            x = int.from_bytes(buf[o:o + (n * oB + 7) // 8], "little")
+            y = 0
+            omask = _mask(ow)
+            for z in range(n * b):
+                e = (x >> (z * ow)) & omask
+                if e:
+                    y |= narrow(e) << (z * nw)
+            out += y.to_bytes(8 * nB if n == 64 else (n * nB + 7) // 8, "little")
+        newlen = total_bytes_2(m, b, nw, g)
+        out += bytes(newlen - hdr - len(out))
+        del buf[hdr:]
+        buf += out
+        v = self._victim()
+        if v is not None:
+            _wr32(buf, OFF_VICTIM_SLOT, narrow(v[1]))
+        buf[OFF_TAIL_BITS] = t - 1
+        self._set_width()
+        self._words = None
 
     def _max_buckets(self):
         fixed = self.hdr + 8
@@ -748,8 +830,9 @@ class _Mut:
         i1, r1 = self._locate2(q, a)
         i2, r2 = self._locate2(q2, a2)
         gen = self._buf[OFF_CUR_GEN]
-        e1 = self._make_slot(fp, a, ADDR_BITS, r1, gen)
-        e2 = self._make_slot(fp, a2, ADDR_BITS, r2, gen)
+        ab = self.abits                 # 32, or A with the address budget (13.12 rule 2)
+        e1 = self._make_slot(fp, a & _mask(ab), ab, r1, gen)
+        e2 = self._make_slot(fp, a2 & _mask(ab), ab, r2, gen)
         if self._place(i1, e1) or (i2 != i1 and self._place(i2, e2)):
             self._set_entries(self.entries + 1)
             self._item_added(gen)
@@ -927,13 +1010,18 @@ class _Mut:
         n = want if want else 1
         have = 0
         if want:
-            have = self._slots(i).count(e)
-            v = self._victim()
-            if v is not None and v[0] == i and v[1] == e:
-                have += 1
+            if self.budget:
+                have = self._paircount(i, e)        # 13.12 rule 4
+            else:
+                have = self._slots(i).count(e)
+                v = self._victim()
+                if v is not None and v[0] == i and v[1] == e:
+                    have += 1
+        t = self.t
         while have < n:
             self._grow(1)
-            if i >= self.m or self._res(i) != res:
+            # (an address-budget filter may have narrowed: e is made anew)
+            if i >= self.m or self._res(i) != res or self.t != t:
                 return self._rehome(fp, a, L, gen, q, n - have, added, first)
             self._set_entries(self.entries + 1)
             if first:
@@ -975,8 +1063,15 @@ class _Mut:
             for x, e in enumerate(s):
                 if e in s[:x]:
                     continue
-                want = s[x:].count(e)
                 a, L = src._known(i, e)
+                if self.budget:
+                    # 13.12 rule 4: known bits capped at A, copies counted over the pair
+                    want = src._paircount(i, e)
+                    if L > self.abits:
+                        L = self.abits
+                        a &= _mask(L)
+                else:
+                    want = s[x:].count(e)
                 added = [0]
                 gen = src._gen(e)
                 if not self._rehome(e & fr, a, L, gen, i % src.c, want, added, True):
@@ -1003,11 +1098,13 @@ class FilterV2(_Mut, Filter):
         # buf: a bytearray that has passed check_header_2
         self._buf = buf
         self.b, self.f = buf[5], buf[6]
-        self.t, self.g = buf[OFF_TAIL_BITS], buf[OFF_GEN_BITS]
-        self.w = self.f + self.t + self.g
+        self.g = buf[OFF_GEN_BITS]
         self.grows = bool(buf[7] & FLAG_GROWS)
+        self.budget = bool(buf[7] & FLAG_BUDGET)
         self.m = _rd32(buf, 16)
         self.c = _rd16(buf, OFF_MANTISSA)
+        # the address bits an insert gives an entry: A with the address budget
+        self.abits = addr_budget(self.c) if self.budget else ADDR_BITS
         k = 0
         while (self.c << (k + 1)) <= self.m:
             k += 1
@@ -1018,15 +1115,22 @@ class FilterV2(_Mut, Filter):
         self.hdr = header_bytes(self.g)
         self.semisort = False
         self.fp_range = _mask(self.f)
+        self._gmask = _mask(self.g)
+        self._set_width()
+        probe = _make_int_probe(self)
+        if probe is not None:
+            self.contains = probe        # shadows the method for this filter
+
+    def _set_width(self):
+        """t and the slot and bucket widths from the header (they change when
+        an address-budget filter narrows)."""
+        self.t = self._buf[OFF_TAIL_BITS]
+        self.w = self.f + self.t + self.g
         self.B = self.b * self.w
         self._nbytes = (7 + self.B + 7) // 8
         self._bmask = _mask(self.B)
         self._smask = _mask(self.w)
         self._tmask = _mask(self.t)
-        self._gmask = _mask(self.g)
-        probe = _make_int_probe(self)
-        if probe is not None:
-            self.contains = probe        # shadows the method for this filter
 
     # ---- header ----
 
@@ -1046,7 +1150,9 @@ class FilterV2(_Mut, Filter):
             k0 += 1
         rounds = self.k - k0
         fpr = expected_fpr(self.b, self.f, load)
-        if self.t > 0:
+        if self.budget:
+            fpr = min(1.0, 2.0 * entries / (float(self.fp_range) * self.c * 2.0 ** self.abits))
+        elif self.t > 0:
             fpr = min(1.0, fpr * (rounds + 2.0) * 2.0 ** -self.t)
         cur, keep = buf[OFF_CUR_GEN], buf[OFF_KEEP]
         if self.g == 0:
@@ -1197,6 +1303,7 @@ class FilterV2(_Mut, Filter):
         have changed)."""
         self.m = _rd32(self._buf, 16)
         self._set_geometry()
+        self._set_width()
         self.__dict__.pop("contains", None)
         probe = _make_int_probe(self)
         if probe is not None:
@@ -1333,9 +1440,9 @@ class FilterV2(_Mut, Filter):
             tail = (e >> self.f) & self._tmask
             if tail == 0:
                 raise ValueError("bucket %d holds a slot 0x%x without a tail" % (i, e))
-            if self._res(i) + _log2(tail) > ADDR_BITS:
+            if self._res(i) + _log2(tail) > self.abits:
                 raise ValueError("bucket %d holds a slot 0x%x with more than %d address bits"
-                                 % (i, e, ADDR_BITS))
+                                 % (i, e, self.abits))
         gen = (e >> (self.f + self.t)) & self._gmask
         if ((cur - gen) & self._gmask) >= live:
             raise ValueError("bucket %d holds a slot 0x%x of a dropped generation" % (i, e))
@@ -1390,7 +1497,10 @@ def _shape_error(a, o):
     when either is version 2)."""
     va, ea, ta, ma, ga, ca, ka = _info_of(a)
     vo, eo, to, mo, go, co, ko = _info_of(o)
-    if ea == eo and a.b == o.b and a.f == o.f and ta == to and a.c == o.c and a.capacity == o.capacity:
+    # an address-budget filter's t follows its size and g: not compared
+    budgets = getattr(a, "budget", False) and getattr(o, "budget", False)
+    if (ea == eo and a.b == o.b and a.f == o.f and (ta == to or budgets) and a.c == o.c
+            and a.capacity == o.capacity):
         def state(g, cur, keep):
             if keep == 0:
                 return "was never rotated"
@@ -1439,6 +1549,68 @@ def _union(a, o):
     return dst
 
 
+GROW_BUCKET = 4
+GROW_TARGET_LOAD = 0.94         # cf_target_load(4): the load a filter is sized for
+
+
+def create_growing(capacity, fpr=0.01, max_kicks=DEFAULT_KICKS):
+    """The empty filter SQL cuckoo_create(capacity, fpr, max_kicks =>
+    max_kicks, expansion => 2) makes (cf_params_growing, cf2_init): bucket
+    size 4, f = (the fixed filter's f for fpr) - 4 (at least 4), m0 for
+    capacity at load 0.94, and the address budget (flag 0x08, t = T(k0),
+    docs/FORMAT.md 13.12)."""
+    for name, x in (("capacity", capacity), ("max_kicks", max_kicks)):
+        if type(x) is not int:
+            raise TypeError("%s must be an int" % name)
+    if isinstance(fpr, bool) or not isinstance(fpr, (int, float)):
+        raise TypeError("fpr must be a number")
+    fpr = float(fpr)
+    if not 0 <= max_kicks <= MAX_KICKS_LIMIT:
+        raise ValueError("max kicks %d is outside the range 0 to %d" % (max_kicks, MAX_KICKS_LIMIT))
+
+    def refuse(why):
+        return ValueError("cannot create a growing filter for capacity %d at fpr %g: %s"
+                          % (capacity, fpr, why))
+    if not 0.0 < fpr < 1.0:
+        raise refuse("false-positive rate %g is outside the open range 0 to 1" % fpr)
+    if capacity < 1:
+        raise refuse("capacity must be at least 1")
+    ff = next((f for f in range(MIN_FP_BITS, MAX_FP_BITS + 1)
+               if expected_fpr(GROW_BUCKET, f, GROW_TARGET_LOAD) <= fpr), -1)
+    if ff < 0 or ff - 4 + MIN_TAIL_BITS > 32:
+        raise refuse("false-positive rate %g is too small for a growing filter" % fpr)
+    f = max(ff - 4, MIN_FP_BITS)
+    # cf_buckets_for_capacity(capacity, 4)
+    if capacity <= GROW_BUCKET:
+        m = 1
+    else:
+        need = math.ceil(capacity / (GROW_BUCKET * GROW_TARGET_LOAD))
+        need += math.ceil(math.sqrt(need))
+        m = round_buckets(need) if need <= M32 else 0
+    if m == 0:
+        raise refuse("capacity %d is too large" % capacity)
+    c, k0 = split_buckets(m)
+    t = budget_tail(c, k0, f, 0)
+    if t < MIN_TAIL_BITS:
+        raise refuse("fingerprint and generation bits (%d + 0) leave fewer than %d tail bits for "
+                     "the address budget" % (f, MIN_TAIL_BITS))
+    n = total_bytes_2(m, GROW_BUCKET, f + t, 0)
+    if n > MAX_BYTES:
+        raise refuse("a filter of %d buckets would take %d bytes, more than the limit of %d"
+                     % (m, n, MAX_BYTES))
+    h = bytearray(n)
+    h[0:4] = b"CKOO"
+    h[4], h[5], h[6] = VERSION_2, GROW_BUCKET, f
+    h[7] = FLAG_GROWS | FLAG_BUDGET
+    h[OFF_TAIL_BITS] = t
+    _wr32(h, 16, m)
+    _wr32(h, 20, max_kicks)
+    _wr64(h, 32, capacity)
+    h[OFF_MANTISSA:OFF_MANTISSA + 2] = c.to_bytes(2, "little")
+    _wr32(h, OFF_INITIAL_BUCKETS, m)
+    return FilterV2(h)
+
+
 def _rotate_gen_bits(g, keep):
     while (1 << g) <= keep:
         g += 1
@@ -1456,10 +1628,15 @@ def rotate(src, keep):
     t = src.t if v2 else 0
     sg = src.g if v2 else 0
     g = _rotate_gen_bits(sg, keep)
-    if src.f + t + g > 32:
+    wide = v2 and src.budget and g != sg and budget_tail(src.c, src.k, src.f, g) >= MIN_TAIL_BITS
+    if src.f + t + g > 32 and not wide:
+        # (an address-budget filter is refused when T(k) with g is below 2:
+        # then f + t + g > 32 with its own t, reported as the server does)
         raise ValueError("cannot rotate a filter of %d-bit fingerprints%s with keep %d: keeping "
                          "%d generations takes %d tag bits per entry, and an entry holds at most "
                          "32 bits" % (src.f, " and %d tail bits" % t if t else "", keep, keep, g))
+    if wide:
+        t = min(t, budget_tail(src.c, src.k, src.f, g))     # 13.12 rule 6: the tail gives way
     total = total_bytes_2(src.m, src.b, src.f + t + g, g)
     if total > MAX_BYTES:
         raise ValueError("the rotated filter would be larger than %d bytes: rotation adds "
@@ -1472,7 +1649,7 @@ def rotate(src, keep):
         h[0:4] = sb[0:4]
         h[4] = VERSION_2
         h[5], h[6] = src.b, src.f
-        h[7] = FLAG_GROWS if v2 and src.grows else 0
+        h[7] = (src._buf[7] & (FLAG_GROWS | FLAG_BUDGET)) if v2 else 0
         h[8:10] = sb[8:10]
         h[OFF_TAIL_BITS], h[OFF_GEN_BITS] = t, g
         h[12:16] = sb[12:16]                      # type tag
@@ -1497,13 +1674,23 @@ def rotate(src, keep):
                           src._gi((cur - age) & src._gmask) if sg else (src.items if age == 0 else 0))
             keepbits = src.fp_range | (src._tmask << src.f)
             sh = d.f + d.t
+            f = src.f
+            top = 1 << (t - 1) if t else 0
+
+            def retag(e):
+                # the tail narrowed to t bits when t < src.t (13.12 rule 6):
+                # 2^(t-1) | the lowest t - 1 spare bits
+                x = e & keepbits
+                if t < src.t and (x >> f) >= 2 * top:
+                    x = (x & src.fp_range) | ((top | ((x >> f) & (top - 1))) << f)
+                return x | (((cur - src._age(e)) & dg) << sh)
             for i in range(src.m):
                 for j, e in enumerate(src._slots(i)):
                     if e:
-                        d._wr(i, j, (e & keepbits) | (((cur - src._age(e)) & dg) << sh))
+                        d._wr(i, j, retag(e))
             v = src._victim()
             if v is not None:
-                d._set_victim(v[0], (v[1] & keepbits) | (((cur - src._age(v[1])) & dg) << sh))
+                d._set_victim(v[0], retag(v[1]))
         else:
             d._set_gi(0, src.items)
             c, k, rmask = src.c, src.k, src.rmask
