@@ -189,8 +189,10 @@ SELECT kind_filter('kind_int4', 'int4',
 
 -- Format version 2 (docs/FORMAT.md section 13): growing filters (expansion 2)
 -- grown several times from one bucket, so that the split pointer is inside a
--- round and the oldest entries, out of spare address bits, were copied into
--- both halves of a split (entries > items); rotated filters (generation
+-- round (with the address budget, docs/FORMAT.md 13.12, no entry is copied:
+-- entries = items; the t9_* entries appended from legacy_t9.json are filters
+-- without it, whose oldest entries were copied by splits: entries > items);
+-- rotated filters (generation
 -- tags: g > 0, dropped generations, removes that raise); version-1 filters
 -- of b = 2 and 8 rotated into version 2; a rotated filter with the victim
 -- slot in use.  members are the values of the kept generations.

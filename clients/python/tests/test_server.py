@@ -70,8 +70,9 @@ def _grow(fpr, cap=32):
 # format version 2: name -> (the filter as SQL, given A(lo, hi), the array of
 # the family's values lo .. hi; the rows lo .. hi that are surely kept).
 # Growing filters grown 8 rounds from a dozen buckets (the split pointer
-# inside a round, entries copied when a split found them out of address
-# bits: entries > items; a growing filter of 4 buckets or fewer can be left
+# inside a round; without the address budget entries are copied when a
+# split finds them out of address bits, entries > items, with it none are;
+# a growing filter of 4 buckets or fewer can be left
 # full with few items, its few splits not freeing the victim), rotated ones
 # (keep 2: the oldest batches dropped), a rotated one filled until its victim
 # slot is used.
