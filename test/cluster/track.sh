@@ -11,9 +11,10 @@
 #      Concurrency), counted; nothing missing after.
 #   3. 4 clients under the load; the postmaster is killed with SIGKILL in the
 #      middle; after recovery nothing is missing.
-#   4. pg_dump -Fc | pg_restore into a new database: the tracking and its
-#      triggers are restored, nothing is missing, and the restored table's
-#      changes are followed.
+#   4. pg_dump -Fc | pg_restore into a new database: the trackings (a table
+#      and a partitioned table, two levels, a partition attached with rows)
+#      and their triggers are restored, nothing is missing, and the restored
+#      tables' changes are followed.
 # Outside pg_virtualenv set PG* and TRACK_RESTART (a command that starts the
 # server again after step 3).
 set -uo pipefail
@@ -163,13 +164,29 @@ check "server restarted after kill -9" 0 "$rc"
 for i in $(seq 1 30); do pg_isready -q && break; sleep 1; done
 verify "after crash recovery" load
 
-# 4. dump and restore
+# 4. dump and restore, with a tracked partitioned table (two levels, a
+# partition attached with rows) beside the tracked table
+cat >"$work/parted.sql" <<'EOF'
+SELECT cuckoo_store_create('sp', 5000);
+CREATE TABLE pitems (id int, k bigint) PARTITION BY RANGE (id);
+CREATE TABLE pitems1 PARTITION OF pitems FOR VALUES FROM (0) TO (1000);
+CREATE TABLE pitems2 PARTITION OF pitems FOR VALUES FROM (1000) TO (3000) PARTITION BY RANGE (id);
+CREATE TABLE pitems2a PARTITION OF pitems2 FOR VALUES FROM (1000) TO (2000);
+INSERT INTO pitems SELECT g, g % 700 FROM generate_series(1, 1999) g;
+SELECT cuckoo_store_track('sp', 'pitems', 'k');
+CREATE TABLE pitems2b (id int, k bigint);
+INSERT INTO pitems2b SELECT g, g FROM generate_series(2000, 2999) g;
+ALTER TABLE pitems2 ATTACH PARTITION pitems2b FOR VALUES FROM (2000) TO (3000);
+DELETE FROM pitems2a WHERE id < 1100;
+EOF
+psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/parted.sql" >/dev/null
+check "partitioned: tracked, exact" "0|2899|2899" "$(q load "SELECT missing, rows, items FROM cuckoo_store_verify('sp')")"
 pg_dump -Fc -d load -f "$work/load.dump"
 check "pg_dump" 0 "$?"
 createdb restored
 pg_restore -d restored "$work/load.dump"
 check "pg_restore" 0 "$?"
-check "restored: the tracking" "s|items|k" "$(q restored "SELECT store, tab, col FROM cuckoo_store_tracking")"
+check "restored: the trackings" "s|items|k sp|pitems|k" "$(q restored "SELECT string_agg(store || '|' || tab || '|' || col, ' ' ORDER BY store) FROM cuckoo_store_tracking")"
 check "restored: the four triggers" 4 "$(q restored "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass AND tgname LIKE 'cuckoo_track_%'")"
 rows_sql="SELECT md5(string_agg(segment || ':' || encode(f::bytea, 'hex'), ',' ORDER BY segment)) FROM s"
 check "restored: the store's rows are the dumped ones" "$(q load "$rows_sql")" "$(q restored "$rows_sql")"
@@ -181,5 +198,13 @@ check "restored: an insert is followed" "t|$((items0 + 1))" \
 q restored "DELETE FROM items WHERE id = 900001"
 check "restored: a delete is followed" "$items0" "$(q restored "SELECT items FROM cuckoo_store_info('s')")"
 verify "restored, after a change" restored
+psrows_sql="SELECT md5(string_agg(segment || ':' || encode(f::bytea, 'hex'), ',' ORDER BY segment)) FROM sp"
+check "restored partitioned: the store's rows are the dumped ones" "$(q load "$psrows_sql")" "$(q restored "$psrows_sql")"
+check "restored partitioned: four triggers on each of its 5 tables" "5|20" \
+  "$(q restored "SELECT count(DISTINCT tgrelid), count(*) FROM pg_trigger WHERE tgrelid IN (SELECT relid FROM pg_partition_tree('pitems')) AND tgname LIKE 'cuckoo_track_%'")"
+check "restored partitioned: exact" "0|2899|2899" "$(q restored "SELECT missing, rows, items FROM cuckoo_store_verify('sp')")"
+q restored "INSERT INTO pitems VALUES (5, 900001); INSERT INTO pitems2b VALUES (2500, 900002); DELETE FROM pitems2a WHERE id = 1500; UPDATE pitems SET id = id + 1000 WHERE id BETWEEN 10 AND 19"
+check "restored partitioned: changes through the root and a partition are followed" "t|t|0|2900|2900" \
+  "$(q restored "SELECT cuckoo_store_contains('sp', 900001::bigint), cuckoo_store_contains('sp', 900002::bigint), missing, rows, items FROM cuckoo_store_verify('sp')")"
 
 finish
