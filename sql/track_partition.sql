@@ -202,6 +202,14 @@ SELECT tpstate($$DROP TABLE tp.p4x$$);
 ALTER TABLE tp.t DETACH PARTITION tp.p3;
 DROP TABLE tp.p3;
 SELECT tpcheck();
+-- so is DROP SCHEMA ... CASCADE of a partition's schema
+CREATE SCHEMA tpo;
+CREATE TABLE tpo.p5 PARTITION OF tp.t FOR VALUES FROM (5001) TO (6001);
+INSERT INTO tp.t VALUES (5001, 50010, 'o');
+SELECT tpstate($$DROP SCHEMA tpo CASCADE$$);
+ALTER TABLE tp.t DETACH PARTITION tpo.p5;
+DROP SCHEMA tpo CASCADE;
+SELECT tpcheck();
 -- a tracked partitioned table cannot become a partition; nor can a table
 -- that is in a tracked tree be tracked on its own
 CREATE TABLE tp.top (id int, k int8, other text) PARTITION BY RANGE (id);
@@ -224,6 +232,24 @@ SELECT tpstate($$UPDATE tp.p1 SET k = k + 2 WHERE id BETWEEN 1 AND 5$$);
 SELECT tpstate($$SELECT cuckoo_store_add('tp.s', 1::int8)$$) LIKE '42501%' AS no_store_rights;
 RESET ROLE;
 SELECT tpprobe(19990), tpcheck();
+-- a partition owned by another role: its TRUNCATE reads it with its owner's
+-- rights, the store is changed with the tracked table's owner's
+ALTER TABLE tp.p1 OWNER TO regress_track_part_writer;
+TRUNCATE tp.p1;
+SELECT tpcheck();
+INSERT INTO tp.t SELECT g, g * 10, 'o' FROM generate_series(1, 99) g;
+SELECT tpcheck();
+
+-- two stores track the tree: one set of triggers, each store follows it
+SELECT cuckoo_store_create('tp.s3', 5000) IS NOT NULL AS created;
+SELECT cuckoo_store_track('tp.s3', 'tp.t', 'k') = (SELECT count(k) FROM tp.t) AS added_all;
+SELECT count(*) AS tables, sum(n) AS triggers FROM tp.triggers;
+INSERT INTO tp.p2a VALUES (1002, 144401, 'two');
+SELECT tpprobe(144401), cuckoo_store_contains('tp.s3', 144401::int8);
+SELECT missing, items = rows AS exact FROM cuckoo_store_verify('tp.s3');
+SELECT tpcheck();
+SELECT cuckoo_store_untrack('tp.s3', 'tp.t', 'k');
+SELECT count(*) AS tables, sum(n) AS triggers FROM tp.triggers;
 
 -- verify warns of a partition that lacks the triggers (dropped by hand)
 DROP TRIGGER cuckoo_track_part_update ON tp.p2a;
@@ -246,6 +272,11 @@ DROP TABLE tp.p4x;
 -- DROP of a tracked partitioned table drops its partitions with it
 SELECT cuckoo_store_create('tp.s2', 1000) IS NOT NULL AS created;
 SELECT cuckoo_store_track('tp.s2', 'tp.t', 'k') > 0 AS tracked;
+SELECT cuckoo_store_track('tp.s2', 'tp.t', 'id') > 0 AS tracked;
+-- (dropping a tracked column drops its tracking; the other keeps the triggers)
+ALTER TABLE tp.t DROP COLUMN k;
+SELECT store, tab, col FROM cuckoo_store_tracking;
+SELECT count(*) AS tables, sum(n) AS triggers FROM tp.triggers;
 DROP TABLE tp.t;
 SELECT count(*) AS trackings FROM cuckoo_store_tracking;
 
