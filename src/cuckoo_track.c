@@ -688,10 +688,11 @@ track_lookup_plan(Oid tt)
 		plan = NULL;
 		pfree(plan_for);
 	}
-	plan = SPI_prepare(psprintf("SELECT store::pg_catalog.oid, col, tab::pg_catalog.oid FROM %s "
-								"WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
-								"ORDER BY 1, 2", name),
-					   1, &type);
+	/* a generic plan: a custom one per call would be planned at every statement */
+	plan = SPI_prepare_cursor(psprintf("SELECT store::pg_catalog.oid, col, tab::pg_catalog.oid FROM %s "
+									   "WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
+									   "ORDER BY 1, 2", name),
+							  1, &type, CURSOR_OPT_GENERIC_PLAN);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	if (SPI_keepplan(plan) != 0)
@@ -702,9 +703,9 @@ track_lookup_plan(Oid tt)
 
 /* tab and, if it is a partition, its ancestors: an oid[] */
 static Datum
-track_self_and_ancestors(Oid tab)
+track_self_and_ancestors(Oid tab, bool ispartition)
 {
-	List	   *anc = get_rel_relispartition(tab) ? get_partition_ancestors(tab) : NIL;
+	List	   *anc = ispartition ? get_partition_ancestors(tab) : NIL;
 	Datum	   *oids = palloc(sizeof(Datum) * (list_length(anc) + 1));
 	int			n = 0;
 	ListCell   *lc;
@@ -761,7 +762,7 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	arg = track_self_and_ancestors(tab);
+	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
 	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
@@ -935,7 +936,7 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 static int
 track_lookup(Oid tt, Oid tab, Oid **stores, char ***cols, Oid **tracked)
 {
-	Datum		arg = track_self_and_ancestors(tab);
+	Datum		arg = track_self_and_ancestors(tab, get_rel_relispartition(tab));
 	int			rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
 	int			n;
 
