@@ -15,6 +15,9 @@
 #      and a partitioned table, two levels, a partition attached with rows)
 #      and their triggers are restored, nothing is missing, and the restored
 #      tables' changes are followed.
+#   5. A tracked partitioned table under 4 clients writing through the root
+#      and through partitions while a fifth attaches and detaches a
+#      partition: the store's items equal the rows exactly after.
 # Outside pg_virtualenv set PG* and TRACK_RESTART (a command that starts the
 # server again after step 3).
 set -uo pipefail
@@ -206,5 +209,58 @@ check "restored partitioned: exact" "0|2899|2899" "$(q restored "SELECT missing,
 q restored "INSERT INTO pitems VALUES (5, 900001); INSERT INTO pitems2b VALUES (2500, 900002); DELETE FROM pitems2a WHERE id = 1500; UPDATE pitems SET id = id + 1000 WHERE id BETWEEN 10 AND 19"
 check "restored partitioned: changes through the root and a partition are followed" "t|t|0|2900|2900" \
   "$(q restored "SELECT cuckoo_store_contains('sp', 900001::bigint), cuckoo_store_contains('sp', 900002::bigint), missing, rows, items FROM cuckoo_store_verify('sp')")"
+
+# 5. a tracked partitioned table under 4 clients writing through the root and
+# through partitions (inserts, updates in place, rows moving between
+# partitions, deletes; values distinct, so the store's items must equal the
+# rows exactly) while a fifth attaches and detaches a partition with rows
+cat >"$work/pt.sql" <<'EOF'
+SELECT cuckoo_store_create('ps', 20000);
+CREATE TABLE pt (id int, k bigint) PARTITION BY RANGE (id);
+CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (0) TO (10000);
+CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (10000) TO (20000);
+INSERT INTO pt SELECT g, g * 3 FROM generate_series(1, 19999, 7) g;
+SELECT cuckoo_store_track('ps', 'pt', 'k');
+CREATE TABLE pt3 (id int, k bigint);
+INSERT INTO pt3 SELECT g, g FROM generate_series(20000, 20999) g;
+EOF
+psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/pt.sql" >/dev/null
+cat >"$work/pt_root.pgbench" <<'EOF'
+\set id random(0, 19999)
+\set k random(1, 100000000)
+INSERT INTO pt VALUES (:id, :k);
+EOF
+cat >"$work/pt_leaf.pgbench" <<'EOF'
+\set id random(0, 9999)
+\set k random(1, 100000000)
+INSERT INTO pt1 VALUES (:id, :k);
+EOF
+cat >"$work/pt_move.pgbench" <<'EOF'
+\set id random(0, 9999)
+UPDATE pt SET id = id + 10000 WHERE id = :id;
+EOF
+cat >"$work/pt_update.pgbench" <<'EOF'
+\set id random(10000, 19999)
+UPDATE pt2 SET k = k + 1 WHERE id = :id;
+EOF
+cat >"$work/pt_delete.pgbench" <<'EOF'
+\set id random(0, 19999)
+DELETE FROM pt WHERE id = :id;
+EOF
+cat >"$work/pt_ddl.pgbench" <<'EOF'
+ALTER TABLE pt ATTACH PARTITION pt3 FOR VALUES FROM (20000) TO (21000);
+ALTER TABLE pt DETACH PARTITION pt3;
+EOF
+pgbench -n $detailed -c 4 -j 2 -T "$LOAD_SECONDS" -f "$work/pt_root.pgbench@3" -f "$work/pt_leaf.pgbench@2" \
+  -f "$work/pt_move.pgbench@2" -f "$work/pt_update.pgbench@2" -f "$work/pt_delete.pgbench@2" load >"$work/pgbench5.log" 2>&1 &
+bench=$!
+pgbench -n $detailed -c 1 -T "$LOAD_SECONDS" -f "$work/pt_ddl.pgbench" load >"$work/pgbench5ddl.log" 2>&1
+wait "$bench"
+check "partitioned under load: no error" "" "$(grep -iE 'error' "$work/pgbench5.log" "$work/pgbench5ddl.log" | head -5)"
+echo "# partitioned: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5.log" | sed 's/.*: //') writes, $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5ddl.log" | sed 's/.*: //') attach-detach cycles"
+check "partitioned under load: nothing missing, the store's items = the rows" "0|t" \
+  "$(q load "SELECT missing, items = rows AND rows = (SELECT count(k) FROM pt) FROM cuckoo_store_verify('ps')")"
+check "partitioned under load: the detached partition has no triggers" 0 \
+  "$(q load "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'pt3'::regclass")"
 
 finish
