@@ -11,7 +11,10 @@
  * tracked table has four statement triggers that call cuckoo_track_trigger,
  * which reads the trackings of its table and applies the transition
  * tables' values to their stores (cuckoo_store_apply), with the rights of
- * the table's owner.
+ * the table's owner.  A tracked partitioned table's partitions, every
+ * level, have four more (cuckoo_track_part_*), whose calls apply to the
+ * trackings of their ancestors; the event triggers keep them on the
+ * partitions created, attached and detached later.
  */
 #include "cuckoo.h"
 
