@@ -16,12 +16,17 @@
 # id or one single-row DELETE of a random id of the loaded ones (most
 # exist: a tenth were deleted above, and each is deleted once).  The issue's goals are printed beside
 # the ratios.  Progress to stderr.
+#
+# PARTITIONS=N makes both tables partitioned, by hash of id into N
+# partitions (the statements name the partitioned tables; the tracked one is
+# tracked whole: docs/DESIGN.md, "Living filters", "Partitioned tables").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 ROWS=${1:-1000000}
 SECONDS_=${2:-10}
 ROUNDS=${ROUNDS:-3}
+PARTITIONS=${PARTITIONS:-0}
 . test/lib.sh
 . test/pg_private.sh
 
@@ -42,10 +47,21 @@ rows_file="$pp_work/rows.tsv"
 seq 1 "$ROWS" | awk '{ print $1 "\t" ($1 * 7919) % 1000003 }' >"$rows_file"
 chmod 644 "$rows_file"
 
+# tables TAB: the CREATE TABLE of TAB (and of its partitions)
+tables() {
+  if [ "$PARTITIONS" -gt 0 ]; then
+    echo "CREATE TABLE $1 (id int8 PRIMARY KEY, k int8) PARTITION BY HASH (id);"
+    for i in $(seq 0 $((PARTITIONS - 1))); do
+      echo "CREATE TABLE ${1}_$i PARTITION OF $1 FOR VALUES WITH (MODULUS $PARTITIONS, REMAINDER $i);"
+    done
+  else
+    echo "CREATE TABLE $1 (id int8 PRIMARY KEY, k int8);"
+  fi
+}
 q <<EOF >/dev/null
 CREATE EXTENSION cuckoo;
-CREATE TABLE plain (id int8 PRIMARY KEY, k int8);
-CREATE TABLE tracked (id int8 PRIMARY KEY, k int8);
+$(tables plain)
+$(tables tracked)
 SELECT cuckoo_store_create('s', $ROWS);
 SELECT cuckoo_store_track('s', 'tracked', 'k');
 CREATE TABLE timings (side text, op text, v float8);
@@ -91,6 +107,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 check_missing2=$(q -c "SELECT missing FROM cuckoo_store_verify('s')")
 
+[ "$PARTITIONS" -gt 0 ] && echo "Both tables partitioned by hash of id into $PARTITIONS partitions."
 echo "$ROWS rows, $ROUNDS rounds, medians; PostgreSQL $(q -c 'SHOW server_version' | cut -d' ' -f1), $(nproc) cores."
 echo "cuckoo_store_verify after the statements: missing = $check_missing; after pgbench: missing = $check_missing2."
 echo

@@ -11,12 +11,16 @@
  * tracked table has four statement triggers that call cuckoo_track_trigger,
  * which reads the trackings of its table and applies the transition
  * tables' values to their stores (cuckoo_store_apply), with the rights of
- * the table's owner.
+ * the table's owner.  A tracked partitioned table's partitions, every
+ * level, have four more (cuckoo_track_part_*), whose calls apply to the
+ * trackings of their ancestors; the event triggers keep them on the
+ * partitions created, attached and detached later.
  */
 #include "cuckoo.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
@@ -26,8 +30,10 @@
 #include "executor/tuptable.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -49,6 +55,21 @@ static const char *const track_triggers[][2] = {
 	{"cuckoo_track_delete", "AFTER DELETE ON %s REFERENCING OLD TABLE AS cuckoo_old"},
 	{"cuckoo_track_truncate", "BEFORE TRUNCATE ON %s"},
 };
+
+/*
+ * The same four on every partition (every level) of a tracked partitioned
+ * table, under names of their own: a statement naming a partition fires the
+ * partition's statement triggers, not its parent's.  The names tell the
+ * event triggers that a table belongs to a tracked tree.
+ */
+static const char *const part_triggers[][2] = {
+	{"cuckoo_track_part_insert", "AFTER INSERT ON %s REFERENCING NEW TABLE AS cuckoo_new"},
+	{"cuckoo_track_part_update", "AFTER UPDATE ON %s REFERENCING OLD TABLE AS cuckoo_old NEW TABLE AS cuckoo_new"},
+	{"cuckoo_track_part_delete", "AFTER DELETE ON %s REFERENCING OLD TABLE AS cuckoo_old"},
+	{"cuckoo_track_part_truncate", "BEFORE TRUNCATE ON %s"},
+};
+
+#define PART_TRIGGER_PREFIX "cuckoo_track_part_"
 
 /* A list of changes being collected. */
 typedef struct ChangeList
@@ -219,17 +240,20 @@ track_column(Oid tab, const char *col, Oid store)
 	return att;
 }
 
-/* Reads column att of every row of tab (as the current user) into l. */
+/*
+ * Reads column col of every row of tab (as the current user) into l: of tab
+ * alone if only, else of tab and its partitions.
+ */
 static void
 track_read_table(Oid tab, const char *col, ValueHasher *vh, bool remove,
-				 ChangeList *l)
+				 ChangeList *l, bool only)
 {
 	SPIPlanPtr	plan;
 	Portal		portal;
 
-	plan = SPI_prepare(psprintf("SELECT %s FROM ONLY %s WHERE %s IS NOT NULL",
-								quote_identifier(col), rel_qualname(tab),
-								quote_identifier(col)), 0, NULL);
+	plan = SPI_prepare(psprintf("SELECT %s FROM %s%s WHERE %s IS NOT NULL",
+								quote_identifier(col), only ? "ONLY " : "",
+								rel_qualname(tab), quote_identifier(col)), 0, NULL);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, false);
@@ -262,47 +286,67 @@ track_trigger_fn(FunctionCallInfo fcinfo)
 									  "cuckoo_track_trigger");
 }
 
-/* How many triggers of tab call the trigger function (in SPI). */
+/* How many of the triggers set of tab call the trigger function (in SPI). */
 static int64
-track_count_triggers(FunctionCallInfo fcinfo, Oid tab)
+track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
 {
-	Oid			types[2] = {OIDOID, TEXTOID};
-	Datum		values[2];
+	Oid			types[3] = {OIDOID, TEXTOID, TEXTARRAYOID};
+	Datum		values[3];
+	Datum		names[lengthof(track_triggers)];
 	bool		isnull;
 	int			rc;
 
+	for (int i = 0; i < lengthof(track_triggers); i++)
+		names[i] = CStringGetTextDatum(set[i][0]);
 	values[0] = ObjectIdGetDatum(tab);
 	values[1] = CStringGetTextDatum(psprintf("%s()", track_trigger_fn(fcinfo)));
+	values[2] = PointerGetDatum(construct_array(names, lengthof(track_triggers), TEXTOID,
+												-1, false, TYPALIGN_INT));
 	rc = SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger "
 							   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
 							   "AND tgfoid OPERATOR(pg_catalog.=) "
-							   "pg_catalog.to_regprocedure($2)::pg_catalog.oid",
-							   2, types, values, NULL, true, 1);
+							   "pg_catalog.to_regprocedure($2)::pg_catalog.oid "
+							   "AND tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3)",
+							   3, types, values, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
 /*
- * Raises 0A000 if tab is a partition or in an inheritance tree: a statement
- * on a parent fires the parent's statement triggers, not the child's, so a
- * tracked child would miss changes made through its parent, and a tracked
- * parent's transition tables would hold its children's rows.
+ * Raises 0A000 if tab cannot be tracked for its place in a tree: a
+ * partition (a statement on its parent would not fire its statement
+ * triggers: the root partitioned table is tracked, with all its
+ * partitions), or an ordinary table with inheritance parents or children (a
+ * statement on a parent does not fire a child's statement triggers, and a
+ * parent's transition tables hold its children's rows).
  */
 static void
 track_check_no_inheritance(Oid tab)
 {
-	if (get_rel_relispartition(tab) || has_subclass(tab) || has_superclass(tab))
+	if (get_rel_relispartition(tab))
+	{
+		List	   *anc = get_partition_ancestors(tab);
+
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot track table \"%s\": it is a partition or in an inheritance tree",
+				 errmsg("cannot track partition \"%s\" on its own", get_rel_name(tab)),
+				 errdetail("A statement on a partitioned table does not fire its partitions' statement triggers."),
+				 errhint("Track its root partitioned table \"%s\": that follows every partition.",
+						 get_rel_name(llast_oid(anc)))));
+	}
+	if (get_rel_relkind(tab) != RELKIND_PARTITIONED_TABLE &&
+		(has_subclass(tab) || has_superclass(tab)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track table \"%s\": it is in an inheritance tree",
 						get_rel_name(tab)),
-				 errdetail("Tracking partitions and inheritance trees is not supported yet.")));
+				 errdetail("Tracking inheritance trees is not supported.")));
 }
 
-/* Drops those of the four triggers of tab that exist (in SPI). */
+/* Drops those of the triggers set of tab that exist (in SPI). */
 static void
-track_drop_triggers(Oid tab)
+track_drop_set(Oid tab, const char *const set[][2])
 {
 	char	   *tabname = rel_qualname(tab);
 
@@ -313,7 +357,7 @@ track_drop_triggers(Oid tab)
 		int			rc;
 
 		values[0] = ObjectIdGetDatum(tab);
-		values[1] = CStringGetTextDatum(track_triggers[i][0]);
+		values[1] = CStringGetTextDatum(set[i][0]);
 		rc = SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_trigger "
 								   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
 								   "AND tgname OPERATOR(pg_catalog.=) $2::pg_catalog.name",
@@ -321,9 +365,66 @@ track_drop_triggers(Oid tab)
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
 		if (SPI_processed > 0)
-			track_exec(psprintf("DROP TRIGGER %s ON %s", track_triggers[i][0], tabname),
+		{
+			Become		b;
+
+			/* as its owner: the caller may own only the store, or the parent */
+			track_become(&b, rel_owner(tab));
+			track_exec(psprintf("DROP TRIGGER %s ON %s", set[i][0], tabname),
 					   0, NULL, NULL, SPI_OK_UTILITY);
+			track_unbecome(&b);
+		}
 	}
+}
+
+/* Drops the triggers of tab and, if it is partitioned, of its partitions (in SPI). */
+static void
+track_drop_triggers(Oid tab)
+{
+	List	   *tree = find_all_inheritors(tab, ShareRowExclusiveLock, NULL);
+	ListCell   *lc;
+
+	foreach(lc, tree)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (rel == tab)
+			track_drop_set(rel, track_triggers);
+		track_drop_set(rel, part_triggers);
+	}
+}
+
+/*
+ * Gives tab the four triggers of set unless it has them all (none yet, or
+ * some dropped by hand: all four again); returns whether it created them.
+ */
+static bool
+track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
+{
+	char	   *fn;
+	char	   *tabname;
+	char		relkind = get_rel_relkind(tab);
+	Become		b;
+
+	if (track_count_triggers(fcinfo, tab, set) == lengthof(track_triggers))
+		return false;
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot track partition \"%s\": it is not an ordinary or partitioned table",
+						get_rel_name(tab)),
+				 errdetail("Its statement triggers could not have transition tables.")));
+	fn = track_trigger_fn(fcinfo);
+	tabname = rel_qualname(tab);
+	track_drop_set(tab, set);
+	/* as its owner: the caller may own only its parent */
+	track_become(&b, rel_owner(tab));
+	for (int i = 0; i < lengthof(track_triggers); i++)
+		track_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE PROCEDURE %s()",
+							set[i][0], psprintf(set[i][1], tabname), fn),
+				   0, NULL, NULL, SPI_OK_UTILITY);
+	track_unbecome(&b);
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -344,7 +445,8 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	char	   *col = NameStr(*PG_GETARG_NAME(2));
 	Oid			tt = track_table(fcinfo);
 	char	   *ttname = rel_qualname(tt);
-	char	   *tabname;
+	List	   *tree;
+	ListCell   *lc;
 	char		relkind;
 	AttrNumber	att;
 	ValueHasher vh;
@@ -352,7 +454,6 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	Oid			types[3] = {REGCLASSOID, REGCLASSOID, NAMEOID};
 	Datum		values[3];
 	int			rc;
-	int64		ntrig;
 	Oid			atttype,
 				attcoll;
 	int32		atttypmod;
@@ -362,16 +463,10 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", tab)));
-	if (relkind == RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot track partitioned table \"%s\"", get_rel_name(tab)),
-				 errdetail("Tracking partitioned tables is not supported yet."),
-				 errhint("Track the column of an ordinary table.")));
-	if (relkind != RELKIND_RELATION)
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot track \"%s\": it is not an ordinary table",
+				 errmsg("cannot track \"%s\": it is not an ordinary or partitioned table",
 						get_rel_name(tab))));
 	track_check_no_inheritance(tab);
 	if (tab == store)
@@ -388,9 +483,12 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 				 errdetail("Tracking needs SELECT and UPDATE on the store, for the caller and for the table's owner.")));
 	att = track_column(tab, col, InvalidOid);
 
-	/* no write of the table from here to the end of the transaction */
+	/*
+	 * No write of the table, or of any of its partitions, from here to the
+	 * end of the transaction.
+	 */
 	LockRelationOid(tab, ShareRowExclusiveLock);
-	tabname = rel_qualname(tab);
+	tree = find_all_inheritors(tab, ShareRowExclusiveLock, NULL);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -414,20 +512,10 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
 	(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, 0);
 
-	/* the triggers, once per table */
-	ntrig = track_count_triggers(fcinfo, tab);
-	if (ntrig != lengthof(track_triggers))
-	{
-		char	   *fn = track_trigger_fn(fcinfo);
-
-		/* none yet, or some dropped by hand: all four again */
-		track_drop_triggers(tab);
-		for (int i = 0; i < lengthof(track_triggers); i++)
-			track_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE PROCEDURE %s()",
-								track_triggers[i][0],
-								psprintf(track_triggers[i][1], tabname), fn),
-					   0, NULL, NULL, SPI_OK_UTILITY);
-	}
+	/* the triggers, once per table; and on every partition, every level */
+	foreach(lc, tree)
+		(void) track_create_triggers(fcinfo, lfirst_oid(lc),
+									 lfirst_oid(lc) == tab ? track_triggers : part_triggers);
 
 	track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
 					 3, types, values, SPI_OK_INSERT);
@@ -437,7 +525,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 		Become		b;
 
 		track_become(&b, GetUserId());
-		track_read_table(tab, col, &vh, false, &l);
+		track_read_table(tab, col, &vh, false, &l, false);
 		track_unbecome(&b);
 	}
 	if (l.n > 0)
@@ -472,6 +560,7 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
 				 errmsg("relation with OID %u does not exist", tab)));
 	track_check_owner(tab);
 	LockRelationOid(tab, ShareRowExclusiveLock);
+	(void) find_all_inheritors(tab, ShareRowExclusiveLock, NULL);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	values[0] = ObjectIdGetDatum(store);
@@ -581,16 +670,18 @@ changes_cancel(ChangeList *l)
 }
 
 /*
- * The statement that reads the trackings of a table, prepared once per
- * backend (again if the tracking table's name changes: ALTER EXTENSION
- * SET SCHEMA).
+ * The statement that reads the trackings of a table and of its ancestors
+ * (a partition is followed through its root partitioned table), prepared
+ * once per backend (again if the tracking table's name changes: ALTER
+ * EXTENSION SET SCHEMA).
  */
 static SPIPlanPtr
-track_lookup_plan(Oid tt, Oid type)
+track_lookup_plan(Oid tt)
 {
 	static SPIPlanPtr plan = NULL;
 	static char *plan_for = NULL;
 	char	   *name = rel_qualname(tt);
+	Oid			type = OIDARRAYOID;
 
 	if (plan != NULL && strcmp(plan_for, name) == 0)
 		return plan;
@@ -600,9 +691,11 @@ track_lookup_plan(Oid tt, Oid type)
 		plan = NULL;
 		pfree(plan_for);
 	}
-	plan = SPI_prepare(psprintf("SELECT store::pg_catalog.oid, col FROM %s "
-								"WHERE tab OPERATOR(pg_catalog.=) $1 ORDER BY 1, 2", name),
-					   1, &type);
+	/* a generic plan: a custom one per call would be planned at every statement */
+	plan = SPI_prepare_cursor(psprintf("SELECT store::pg_catalog.oid, col, tab::pg_catalog.oid FROM %s "
+									   "WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
+									   "ORDER BY 1, 2", name),
+							  1, &type, CURSOR_OPT_GENERIC_PLAN);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	if (SPI_keepplan(plan) != 0)
@@ -611,11 +704,27 @@ track_lookup_plan(Oid tt, Oid type)
 	return plan;
 }
 
+/* tab and, if it is a partition, its ancestors: an oid[] */
+static Datum
+track_self_and_ancestors(Oid tab, bool ispartition)
+{
+	List	   *anc = ispartition ? get_partition_ancestors(tab) : NIL;
+	Datum	   *oids = palloc(sizeof(Datum) * (list_length(anc) + 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	oids[n++] = ObjectIdGetDatum(tab);
+	foreach(lc, anc)
+		oids[n++] = ObjectIdGetDatum(lfirst_oid(lc));
+	return PointerGetDatum(construct_array(oids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+}
+
 /*
- * cuckoo_track_trigger(): the statement trigger of a tracked table.  For
- * each tracking of the table, the values of the transition tables (for
- * TRUNCATE, of the table) are applied to the store with the rights of the
- * table's owner.
+ * cuckoo_track_trigger(): the statement trigger of a tracked table and of
+ * the partitions of a tracked partitioned table.  For each tracking of the
+ * table or of its root, the values of the transition tables (for TRUNCATE,
+ * of the table, read with the rights of its owner) are applied to the store
+ * with the rights of the tracked table's owner.
  */
 PG_FUNCTION_INFO_V1(cuckoo_track_trigger);
 Datum
@@ -627,11 +736,11 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	Oid			owner;
 	TupleDesc	desc;
 	bool		truncate;
-	Oid			type = REGCLASSOID;
 	Datum		arg;
 	int			rc;
 	int			ntrack;
 	Oid		   *stores;
+	Oid		   *tracked;
 	char	  **cols;
 	TupleTableSlot *slot = NULL;
 
@@ -642,22 +751,27 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	truncate = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
 	tab = RelationGetRelid(td->tg_relation);
 	desc = RelationGetDescr(td->tg_relation);
-	/* a statement that changed no row costs nothing more */
-	if (!truncate &&
-		(td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
-		(td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0))
+	/*
+	 * A statement that changed no row costs nothing more; nor does TRUNCATE
+	 * of a partitioned table, which holds no rows: TRUNCATE fires the
+	 * truncate triggers of each of its partitions too.
+	 */
+	if (truncate ? td->tg_relation->rd_rel->relkind == RELKIND_PARTITIONED_TABLE :
+		((td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
+		 (td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0)))
 		return PointerGetDatum(NULL);
 	tt = track_table(fcinfo);
 	owner = td->tg_relation->rd_rel->relowner;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	arg = ObjectIdGetDatum(tab);
-	rc = SPI_execute_plan(track_lookup_plan(tt, type), &arg, NULL, true, 0);
+	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
+	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	ntrack = (int) SPI_processed;
 	stores = palloc(sizeof(Oid) * Max(ntrack, 1));
+	tracked = palloc(sizeof(Oid) * Max(ntrack, 1));
 	cols = palloc(sizeof(char *) * Max(ntrack, 1));
 	for (int i = 0; i < ntrack; i++)
 	{
@@ -668,6 +782,8 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 		cols[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
 															  SPI_tuptable->tupdesc, 2,
 															  &isnull))));
+		tracked[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													SPI_tuptable->tupdesc, 3, &isnull));
 	}
 	if (!truncate)
 		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -681,9 +797,12 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 		Become		b;
 
 		value_hasher_init(&vh, a->atttypid, a->attcollation, CurrentMemoryContext);
-		track_become(&b, owner);
 		if (truncate)
-			track_read_table(tab, cols[i], &vh, true, &l);
+		{
+			track_become(&b, owner);
+			track_read_table(tab, cols[i], &vh, true, &l, true);
+			track_unbecome(&b);
+		}
 		else
 		{
 			track_read_transition(td->tg_oldtable, slot, att, &vh, true, &l);
@@ -692,8 +811,11 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 				changes_cancel(&l);
 		}
 		if (l.n > 0)
+		{
+			track_become(&b, tracked[i] == tab ? owner : rel_owner(tracked[i]));
 			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
-		track_unbecome(&b);
+			track_unbecome(&b);
+		}
 		if (l.c != NULL)
 			pfree(l.c);
 	}
@@ -709,14 +831,23 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
  */
 
 /*
- * cuckoo_track_drop(): on sql_drop, deletes the trackings of a dropped
- * table, store or column, so that no tracking names a dropped object.
+ * cuckoo_track_drop(): on sql_drop.  Refuses to drop a partition of a
+ * tracked partitioned table on its own (its values would stay in the store,
+ * counted copies that no row holds: the command is rolled back; detaching
+ * it first removes them).  Deletes the trackings of a dropped table, store
+ * or column, so that no tracking names a dropped object, and takes the
+ * triggers off the tables (and their partitions) left with no tracking.
  */
 PG_FUNCTION_INFO_V1(cuckoo_track_drop);
 Datum
 cuckoo_track_drop(PG_FUNCTION_ARGS)
 {
 	Oid			tt;
+	char	   *ttname;
+	Become		b;
+	int			rc;
+	List	   *untracked = NIL;
+	ListCell   *lc;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -725,33 +856,254 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
 	if (!OidIsValid(tt))
 		PG_RETURN_VOID();		/* the extension itself is being dropped */
+	ttname = rel_qualname(tt);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	track_table_exec(tt,
-					 psprintf("DELETE FROM %s t USING pg_catalog.pg_event_trigger_dropped_objects() d "
+
+	/*
+	 * A dropped table that carried the partition triggers, named by the
+	 * command (or dropped by a command that drops no tracked table: DROP
+	 * SCHEMA ... CASCADE of its schema), while its tracked root stays.
+	 */
+	rc = SPI_execute(psprintf("SELECT e.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() d, "
+							  "pg_catalog.pg_event_trigger_dropped_objects() e "
+							  "WHERE d.object_type OPERATOR(pg_catalog.=) 'trigger' "
+							  "AND d.address_names[3] OPERATOR(pg_catalog.~~) '" PART_TRIGGER_PREFIX "%%' "
+							  "AND e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND e.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND e.address_names OPERATOR(pg_catalog.=) d.address_names[1:2] "
+							  "AND (e.original OR NOT EXISTS (SELECT FROM "
+							  "pg_catalog.pg_event_trigger_dropped_objects() f, %s t "
+							  "WHERE f.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND f.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND f.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
+							  ttname), true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading the dropped objects failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot drop table %s: it is a partition of a table tracked by a cuckoo store",
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errdetail("Its values would stay in the store."),
+				 errhint("Detach it first (ALTER TABLE ... DETACH PARTITION), which removes its values from the store, then drop it.")));
+
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute(psprintf("DELETE FROM %s t USING pg_catalog.pg_event_trigger_dropped_objects() d "
 							  "WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
 							  "AND ((d.objsubid OPERATOR(pg_catalog.=) 0 "
 							  "AND (d.objid OPERATOR(pg_catalog.=) t.store::pg_catalog.oid "
 							  "OR d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) "
 							  "OR (d.objsubid OPERATOR(pg_catalog.<>) 0 "
 							  "AND d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
-							  "AND d.address_names[3] OPERATOR(pg_catalog.=) t.col::pg_catalog.text))",
-							  rel_qualname(tt)),
-					 0, NULL, NULL, SPI_OK_DELETE);
+							  "AND d.address_names[3] OPERATOR(pg_catalog.=) t.col::pg_catalog.text)) "
+							  "RETURNING t.tab::pg_catalog.oid", ttname), false, 0);
+	if (rc != SPI_OK_DELETE_RETURNING)
+		elog(ERROR, "deleting from %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		untracked = list_append_unique_oid(untracked,
+										   DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																		  SPI_tuptable->tupdesc,
+																		  1, &isnull)));
+	}
+	track_unbecome(&b);
+
+	/* a table that is still there with no tracking left: its triggers go */
+	foreach(lc, untracked)
+	{
+		Oid			tab = lfirst_oid(lc);
+		Oid			type = OIDOID;
+		Datum		arg = ObjectIdGetDatum(tab);
+
+		if (get_rel_relkind(tab) == '\0')
+			continue;
+		rc = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE tab::pg_catalog.oid "
+											"OPERATOR(pg_catalog.=) $1", ttname),
+								   1, &type, &arg, NULL, false, 1);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+		if (SPI_processed == 0)
+			track_drop_triggers(tab);
+	}
 	SPI_finish();
 	PG_RETURN_VOID();
 }
 
 /*
- * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE and ALTER TABLE,
- * refuses a command that made a tracked table a partition, a parent or a
- * child of inheritance (ATTACH PARTITION, INHERIT, PARTITION OF, INHERITS):
- * the command is rolled back.
+ * The trackings of tab and of its ancestors (store, column, tracked table),
+ * in SPI: a partition of a tracked tree finds its root's.
+ */
+static int
+track_lookup(Oid tt, Oid tab, Oid **stores, char ***cols, Oid **tracked)
+{
+	Datum		arg = track_self_and_ancestors(tab, get_rel_relispartition(tab));
+	int			rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
+	int			n;
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	*stores = palloc(sizeof(Oid) * Max(n, 1));
+	*cols = palloc(sizeof(char *) * Max(n, 1));
+	*tracked = palloc(sizeof(Oid) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*stores)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													  SPI_tuptable->tupdesc, 1, &isnull));
+		(*cols)[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+																 SPI_tuptable->tupdesc, 2,
+																 &isnull))));
+		(*tracked)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													   SPI_tuptable->tupdesc, 3, &isnull));
+	}
+	return n;
+}
+
+/*
+ * Applies the rows of the ordinary tables leaves (read each alone, with its
+ * owner's rights) to every tracking of the tracked tree: adds them, or
+ * removes them (in SPI).
+ */
+static void
+track_apply_tables(FunctionCallInfo fcinfo, int ntrack, Oid *stores, char **cols,
+				   Oid *tracked, List *leaves, bool remove)
+{
+	for (int i = 0; i < ntrack; i++)
+	{
+		AttrNumber	att = track_column(tracked[i], cols[i], stores[i]);
+		Oid			atttype,
+					attcoll;
+		int32		atttypmod;
+		ValueHasher vh;
+		ChangeList	l = {0};
+		ListCell   *lc;
+		Become		b;
+
+		get_atttypetypmodcoll(tracked[i], att, &atttype, &atttypmod, &attcoll);
+		value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
+		foreach(lc, leaves)
+		{
+			Oid			leaf = lfirst_oid(lc);
+
+			(void) track_column(leaf, cols[i], stores[i]);
+			track_become(&b, rel_owner(leaf));
+			track_read_table(leaf, cols[i], &vh, remove, &l, true);
+			track_unbecome(&b);
+		}
+		if (l.n > 0)
+		{
+			track_become(&b, rel_owner(tracked[i]));
+			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
+			track_unbecome(&b);
+		}
+		if (l.c != NULL)
+			pfree(l.c);
+	}
+}
+
+/*
+ * child has just become a partition of parent (ATTACH PARTITION, CREATE
+ * TABLE ... PARTITION OF).  If parent's root is tracked, every table of
+ * child's tree that lacks the partition triggers gets them, and the values
+ * of those that hold rows are added to the stores (in SPI).
+ */
+static void
+track_ddl_attached(FunctionCallInfo fcinfo, Oid tt, Oid parent, Oid child)
+{
+	Oid		   *stores,
+			   *tracked;
+	char	  **cols;
+	int			ntrack;
+	List	   *tree;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(parent) || !OidIsValid(child) || !get_rel_relispartition(child))
+		return;
+	ntrack = track_lookup(tt, parent, &stores, &cols, &tracked);
+	if (ntrack == 0)
+		return;
+	LockRelationOid(child, ShareRowExclusiveLock);
+	tree = find_all_inheritors(child, ShareRowExclusiveLock, NULL);
+	foreach(lc, tree)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (track_create_triggers(fcinfo, rel, part_triggers) &&
+			get_rel_relkind(rel) == RELKIND_RELATION)
+			leaves = lappend_oid(leaves, rel);
+	}
+	track_apply_tables(fcinfo, ntrack, stores, cols, tracked, leaves, false);
+}
+
+/*
+ * child has just been detached from parent (DETACH PARTITION, and its
+ * FINALIZE).  The values of the tables of its tree that carry the partition
+ * triggers are removed from the stores of parent's root, and the triggers
+ * taken off (in SPI).  A partition still pending detach is left as it is.
+ */
+static void
+track_ddl_detached(FunctionCallInfo fcinfo, Oid tt, Oid parent, Oid child)
+{
+	Oid		   *stores,
+			   *tracked;
+	char	  **cols;
+	int			ntrack;
+	List	   *tree;
+	List	   *members = NIL;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(parent) || !OidIsValid(child) || get_rel_relispartition(child))
+		return;
+	LockRelationOid(child, ShareRowExclusiveLock);
+	tree = find_all_inheritors(child, ShareRowExclusiveLock, NULL);
+	foreach(lc, tree)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (track_count_triggers(fcinfo, rel, part_triggers) > 0)
+		{
+			members = lappend_oid(members, rel);
+			if (get_rel_relkind(rel) == RELKIND_RELATION)
+				leaves = lappend_oid(leaves, rel);
+		}
+	}
+	if (members == NIL)
+		return;
+	ntrack = track_lookup(tt, parent, &stores, &cols, &tracked);
+	track_apply_tables(fcinfo, ntrack, stores, cols, tracked, leaves, true);
+	foreach(lc, members)
+		track_drop_set(lfirst_oid(lc), part_triggers);
+}
+
+/* The relation a RangeVar of the command names, InvalidOid if none. */
+static Oid
+track_rangevar(RangeVar *rv)
+{
+	return rv == NULL ? InvalidOid : RangeVarGetRelid(rv, NoLock, true);
+}
+
+/*
+ * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE and ALTER TABLE.
+ * Refuses a command that made a tracked table a partition, or a tracked
+ * ordinary table a parent or child of inheritance (ATTACH PARTITION,
+ * INHERIT, PARTITION OF, INHERITS): the command is rolled back.  Keeps the
+ * trees of tracked partitioned tables followed: a partition created or
+ * attached gets the partition triggers and its values are added; a
+ * partition detached has its values removed and its triggers taken off.
  */
 PG_FUNCTION_INFO_V1(cuckoo_track_ddl);
 Datum
 cuckoo_track_ddl(PG_FUNCTION_ARGS)
 {
+	EventTriggerData *trigdata;
+	Node	   *parsetree;
 	Oid			tt;
 	int			rc;
 
@@ -759,15 +1111,19 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("cuckoo_track_ddl must be called as an event trigger")));
+	trigdata = (EventTriggerData *) fcinfo->context;
+	parsetree = trigdata->parsetree;
 	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
 	if (!OidIsValid(tt))
 		PG_RETURN_VOID();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	rc = SPI_execute(psprintf("SELECT t.tab::pg_catalog.text FROM %s t "
-							  "WHERE EXISTS (SELECT FROM pg_catalog.pg_inherits i "
+							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "WHERE c.relispartition OR (c.relkind OPERATOR(pg_catalog.<>) 'p' "
+							  "AND EXISTS (SELECT FROM pg_catalog.pg_inherits i "
 							  "WHERE i.inhrelid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
-							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid) LIMIT 1",
+							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
 							  rel_qualname(tt)), false, 1);	/* sees the command's changes */
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
@@ -777,6 +1133,40 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 				 errmsg("table %s is tracked by a cuckoo store and cannot be a partition or in an inheritance tree",
 						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
 				 errhint("Untrack it first (cuckoo_store_untrack).")));
+
+	if (parsetree != NULL && IsA(parsetree, CreateStmt))
+	{
+		CreateStmt *cs = (CreateStmt *) parsetree;
+
+		if (cs->partbound != NULL && list_length(cs->inhRelations) == 1)
+			track_ddl_attached(fcinfo, tt,
+							   track_rangevar(linitial_node(RangeVar, cs->inhRelations)),
+							   track_rangevar(cs->relation));
+	}
+	else if (parsetree != NULL && IsA(parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *as = (AlterTableStmt *) parsetree;
+		Oid			parent = track_rangevar(as->relation);
+		ListCell   *lc;
+
+		foreach(lc, as->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+			PartitionCmd *pc;
+
+			if (cmd->def == NULL || !IsA(cmd->def, PartitionCmd))
+				continue;
+			pc = (PartitionCmd *) cmd->def;
+			if (cmd->subtype == AT_AttachPartition)
+				track_ddl_attached(fcinfo, tt, parent, track_rangevar(pc->name));
+			else if (cmd->subtype == AT_DetachPartition
+#if PG_VERSION_NUM >= 140000
+					 || cmd->subtype == AT_DetachPartitionFinalize
+#endif
+				)
+				track_ddl_detached(fcinfo, tt, parent, track_rangevar(pc->name));
+		}
+	}
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -843,11 +1233,33 @@ cuckoo_store_verify(PG_FUNCTION_ARGS)
 	{
 		const char *c = quote_identifier(cols[i]);
 
+		bool		partitioned = get_rel_relkind(tabs[i]) == RELKIND_PARTITIONED_TABLE;
+
 		(void) track_column(tabs[i], cols[i], store);
+		if (partitioned)
+		{
+			/* every partition, every level, must carry the partition triggers */
+			List	   *tree = find_all_inheritors(tabs[i], AccessShareLock, NULL);
+			ListCell   *lc;
+
+			foreach(lc, tree)
+			{
+				Oid			rel = lfirst_oid(lc);
+
+				if (rel != tabs[i] &&
+					track_count_triggers(fcinfo, rel, part_triggers) != lengthof(part_triggers))
+					ereport(WARNING,
+							(errmsg("partition \"%s\" of table \"%s\", tracked by cuckoo store \"%s\", lacks the tracking triggers",
+									get_rel_name(rel), get_rel_name(tabs[i]), get_rel_name(store)),
+							 errdetail("Statements naming it are not followed."),
+							 errhint("Untrack the table and track it again, into a new store (tracking adds every value again).")));
+			}
+		}
 		rc = SPI_execute_with_args(psprintf("SELECT pg_catalog.count(%s), pg_catalog.count(*) "
 											"FILTER (WHERE NOT %s.cuckoo_store_contains($1, %s)) "
-											"FROM ONLY %s WHERE %s IS NOT NULL",
-											c, ext, c, rel_qualname(tabs[i]), c),
+											"FROM %s%s WHERE %s IS NOT NULL",
+											c, ext, c, partitioned ? "" : "ONLY ",
+											rel_qualname(tabs[i]), c),
 								   1, &type, &arg, NULL, true, 0);
 		if (rc != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "scanning %s failed: %s", get_rel_name(tabs[i]),

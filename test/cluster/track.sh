@@ -11,9 +11,13 @@
 #      Concurrency), counted; nothing missing after.
 #   3. 4 clients under the load; the postmaster is killed with SIGKILL in the
 #      middle; after recovery nothing is missing.
-#   4. pg_dump -Fc | pg_restore into a new database: the tracking and its
-#      triggers are restored, nothing is missing, and the restored table's
-#      changes are followed.
+#   4. pg_dump -Fc | pg_restore into a new database: the trackings (a table
+#      and a partitioned table, two levels, a partition attached with rows)
+#      and their triggers are restored, nothing is missing, and the restored
+#      tables' changes are followed.
+#   5. A tracked partitioned table under 4 clients writing through the root
+#      and through partitions while a fifth attaches and detaches a
+#      partition: the store's items equal the rows exactly after.
 # Outside pg_virtualenv set PG* and TRACK_RESTART (a command that starts the
 # server again after step 3).
 set -uo pipefail
@@ -163,13 +167,29 @@ check "server restarted after kill -9" 0 "$rc"
 for i in $(seq 1 30); do pg_isready -q && break; sleep 1; done
 verify "after crash recovery" load
 
-# 4. dump and restore
+# 4. dump and restore, with a tracked partitioned table (two levels, a
+# partition attached with rows) beside the tracked table
+cat >"$work/parted.sql" <<'EOF'
+SELECT cuckoo_store_create('sp', 5000);
+CREATE TABLE pitems (id int, k bigint) PARTITION BY RANGE (id);
+CREATE TABLE pitems1 PARTITION OF pitems FOR VALUES FROM (0) TO (1000);
+CREATE TABLE pitems2 PARTITION OF pitems FOR VALUES FROM (1000) TO (3000) PARTITION BY RANGE (id);
+CREATE TABLE pitems2a PARTITION OF pitems2 FOR VALUES FROM (1000) TO (2000);
+INSERT INTO pitems SELECT g, g % 700 FROM generate_series(1, 1999) g;
+SELECT cuckoo_store_track('sp', 'pitems', 'k');
+CREATE TABLE pitems2b (id int, k bigint);
+INSERT INTO pitems2b SELECT g, g FROM generate_series(2000, 2999) g;
+ALTER TABLE pitems2 ATTACH PARTITION pitems2b FOR VALUES FROM (2000) TO (3000);
+DELETE FROM pitems2a WHERE id < 1100;
+EOF
+psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/parted.sql" >/dev/null
+check "partitioned: tracked, exact" "0|2899|2899" "$(q load "SELECT missing, rows, items FROM cuckoo_store_verify('sp')")"
 pg_dump -Fc -d load -f "$work/load.dump"
 check "pg_dump" 0 "$?"
 createdb restored
 pg_restore -d restored "$work/load.dump"
 check "pg_restore" 0 "$?"
-check "restored: the tracking" "s|items|k" "$(q restored "SELECT store, tab, col FROM cuckoo_store_tracking")"
+check "restored: the trackings" "s|items|k sp|pitems|k" "$(q restored "SELECT string_agg(store || '|' || tab || '|' || col, ' ' ORDER BY store) FROM cuckoo_store_tracking")"
 check "restored: the four triggers" 4 "$(q restored "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass AND tgname LIKE 'cuckoo_track_%'")"
 rows_sql="SELECT md5(string_agg(segment || ':' || encode(f::bytea, 'hex'), ',' ORDER BY segment)) FROM s"
 check "restored: the store's rows are the dumped ones" "$(q load "$rows_sql")" "$(q restored "$rows_sql")"
@@ -181,5 +201,66 @@ check "restored: an insert is followed" "t|$((items0 + 1))" \
 q restored "DELETE FROM items WHERE id = 900001"
 check "restored: a delete is followed" "$items0" "$(q restored "SELECT items FROM cuckoo_store_info('s')")"
 verify "restored, after a change" restored
+psrows_sql="SELECT md5(string_agg(segment || ':' || encode(f::bytea, 'hex'), ',' ORDER BY segment)) FROM sp"
+check "restored partitioned: the store's rows are the dumped ones" "$(q load "$psrows_sql")" "$(q restored "$psrows_sql")"
+check "restored partitioned: four triggers on each of its 5 tables" "5|20" \
+  "$(q restored "SELECT count(DISTINCT tgrelid), count(*) FROM pg_trigger WHERE tgrelid IN (SELECT relid FROM pg_partition_tree('pitems')) AND tgname LIKE 'cuckoo_track_%'")"
+check "restored partitioned: exact" "0|2899|2899" "$(q restored "SELECT missing, rows, items FROM cuckoo_store_verify('sp')")"
+q restored "INSERT INTO pitems VALUES (5, 900001); INSERT INTO pitems2b VALUES (2500, 900002); DELETE FROM pitems2a WHERE id = 1500; UPDATE pitems SET id = id + 1000 WHERE id BETWEEN 10 AND 19"
+check "restored partitioned: changes through the root and a partition are followed" "t|t|0|2900|2900" \
+  "$(q restored "SELECT cuckoo_store_contains('sp', 900001::bigint), cuckoo_store_contains('sp', 900002::bigint), missing, rows, items FROM cuckoo_store_verify('sp')")"
+
+# 5. a tracked partitioned table under 4 clients writing through the root and
+# through partitions (inserts, updates in place, rows moving between
+# partitions, deletes; values distinct, so the store's items must equal the
+# rows exactly) while a fifth attaches and detaches a partition with rows
+cat >"$work/pt.sql" <<'EOF'
+SELECT cuckoo_store_create('ps', 20000);
+CREATE TABLE pt (id int, k bigint) PARTITION BY RANGE (id);
+CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (0) TO (10000);
+CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (10000) TO (20000);
+INSERT INTO pt SELECT g, g * 3 FROM generate_series(1, 19999, 7) g;
+SELECT cuckoo_store_track('ps', 'pt', 'k');
+CREATE TABLE pt3 (id int, k bigint);
+INSERT INTO pt3 SELECT g, g FROM generate_series(20000, 20999) g;
+EOF
+psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/pt.sql" >/dev/null
+cat >"$work/pt_root.pgbench" <<'EOF'
+\set id random(0, 19999)
+\set k random(1, 100000000)
+INSERT INTO pt VALUES (:id, :k);
+EOF
+cat >"$work/pt_leaf.pgbench" <<'EOF'
+\set id random(0, 9999)
+\set k random(1, 100000000)
+INSERT INTO pt1 VALUES (:id, :k);
+EOF
+cat >"$work/pt_move.pgbench" <<'EOF'
+\set id random(0, 9999)
+UPDATE pt SET id = id + 10000 WHERE id = :id;
+EOF
+cat >"$work/pt_update.pgbench" <<'EOF'
+\set id random(10000, 19999)
+UPDATE pt2 SET k = k + 1 WHERE id = :id;
+EOF
+cat >"$work/pt_delete.pgbench" <<'EOF'
+\set id random(0, 19999)
+DELETE FROM pt WHERE id = :id;
+EOF
+cat >"$work/pt_ddl.pgbench" <<'EOF'
+ALTER TABLE pt ATTACH PARTITION pt3 FOR VALUES FROM (20000) TO (21000);
+ALTER TABLE pt DETACH PARTITION pt3;
+EOF
+pgbench -n $detailed -c 4 -j 2 -T "$LOAD_SECONDS" -f "$work/pt_root.pgbench@3" -f "$work/pt_leaf.pgbench@2" \
+  -f "$work/pt_move.pgbench@2" -f "$work/pt_update.pgbench@2" -f "$work/pt_delete.pgbench@2" load >"$work/pgbench5.log" 2>&1 &
+bench=$!
+pgbench -n $detailed -c 1 -T "$LOAD_SECONDS" -f "$work/pt_ddl.pgbench" load >"$work/pgbench5ddl.log" 2>&1
+wait "$bench"
+check "partitioned under load: no error" "" "$(grep -iE 'error' "$work/pgbench5.log" "$work/pgbench5ddl.log" | head -5)"
+echo "# partitioned: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5.log" | sed 's/.*: //') writes, $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5ddl.log" | sed 's/.*: //') attach-detach cycles"
+check "partitioned under load: nothing missing, the store's items = the rows" "0|t" \
+  "$(q load "SELECT missing, items = rows AND rows = (SELECT count(k) FROM pt) FROM cuckoo_store_verify('ps')")"
+check "partitioned under load: the detached partition has no triggers" 0 \
+  "$(q load "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'pt3'::regclass")"
 
 finish
