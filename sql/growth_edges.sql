@@ -109,6 +109,8 @@ FROM (SELECT cuckoo_add_array(cuckoo_create(10, 0.01, expansion => 2), ARRAY(SEL
 -- state stays a plain value); before, every group had a memory context of
 -- its own (8 kB) and a hashed GROUP BY over 40,000 groups took 20 times as
 -- long, the hash table measuring its memory by walking every context.
+-- (Within 2x: a growing value is wider than a fixed one, its tail carrying
+-- the address budget: 20,000 values of 156 against 92 bytes.)
 CREATE FUNCTION edge_peak_kb(q text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   plan json;
@@ -119,7 +121,7 @@ END $$;
 SET work_mem = '1GB';
 SET enable_sort = off;
 SELECT edge_peak_kb('SELECT g % 20000, cuckoo_agg(g, 10, 0.01, 2) FROM generate_series(1, 60000) g GROUP BY 1')
-       <= 1.2 * edge_peak_kb('SELECT g % 20000, cuckoo_agg(g, 10, 0.01) FROM generate_series(1, 60000) g GROUP BY 1') AS memory_as_fixed_form;
+       <= 2 * edge_peak_kb('SELECT g % 20000, cuckoo_agg(g, 10, 0.01) FROM generate_series(1, 60000) g GROUP BY 1') AS memory_as_fixed_form;
 -- groups that grow, hashed and sorted, every value found, the same answers
 SELECT bool_and(h = s) AS same, sum(found) AS found, min(rounds) > 0 AS every_group_grew
 FROM (SELECT g % 5000 AS grp, cuckoo_agg(g, 2, 0.01, 2) AS h FROM generate_series(1, 100000) g GROUP BY 1) a
