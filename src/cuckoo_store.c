@@ -1095,8 +1095,8 @@ static const struct
  * The trackings of store relid (rows of the extension's table
  * cuckoo_store_tracking; a partitioned table is its root's one row), as a
  * text[] of schema.table.column, each part quoted as needed (format's %I,
- * so parse_ident splits it back), sorted; '{}' if none.  Called inside SPI;
- * the array is copied out to the caller's context.
+ * so parse_ident splits it back), sorted; (Datum) 0 if none.  Called
+ * inside SPI; the array is copied out to the caller's context.
  */
 static Datum
 store_info_trackings(FunctionCallInfo fcinfo, Oid relid)
@@ -1125,7 +1125,7 @@ store_info_trackings(FunctionCallInfo fcinfo, Oid relid)
 		elog(ERROR, "reading cuckoo_store_tracking failed: %s", SPI_result_code_string(rc));
 	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
-		return PointerGetDatum(construct_empty_array(TEXTOID));
+		return (Datum) 0;
 	return SPI_datumTransfer(d, false, -1);
 }
 
@@ -1218,6 +1218,8 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 						s.name, rows, s.nsegments)));
 	all[SI_TRACKINGS] = colmap[SI_TRACKINGS] >= 0 ? store_info_trackings(fcinfo, relid) : (Datum) 0;
 	SPI_finish();
+	if (colmap[SI_TRACKINGS] >= 0 && all[SI_TRACKINGS] == (Datum) 0)
+		all[SI_TRACKINGS] = PointerGetDatum(construct_empty_array(TEXTOID));	/* none */
 	all[SI_ITEMS] = Int64GetDatum(items);
 	all[SI_BYTES] = Int64GetDatum(bytes);
 	all[SI_SEGMENTS] = Int32GetDatum(s.nsegments);
