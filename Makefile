@@ -11,7 +11,7 @@ OBJS = $(CORE_OBJS) src/cuckoo_utils.o src/cuckoo_hash.o src/cuckoo_arg.o \
        src/cuckoo_hashset.o src/cuckoo_hashset_type.o src/cuckoo_planner.o \
        src/cuckoo_scan.o src/cuckoo_store.o src/cuckoo_track.o
 DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql cuckoo--1.1--1.2.sql cuckoo--1.2.sql \
-       cuckoo--1.2--1.3.sql cuckoo--1.3.sql
+       cuckoo--1.2--1.3.sql cuckoo--1.3.sql cuckoo--1.3--1.4.sql cuckoo--1.4.sql
 PGFILEDESC = "cuckoo - cuckoo filter type"
 
 # setup first, then the rest in name order

@@ -4,7 +4,8 @@
  *     small segments, one row each, so that adding, removing or probing a
  *     value reads (and for a change writes) one segment row.
  *     cuckoo_store_create, cuckoo_store_add, _add_if_absent, _remove,
- *     _contains, their _array forms, and cuckoo_store_info.
+ *     _contains, their _array forms, and cuckoo_store_info (1.4: with the
+ *     store's trackings).
  *
  * The design is in docs/DESIGN.md ("Stored filters"), the routing in
  * docs/FORMAT.md section 14.  Every function is SECURITY INVOKER and reaches
@@ -1057,8 +1058,80 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The columns cuckoo_store_info can return: 1.3 declares the first seven,
+ * 1.4 adds trackings.  The tuple is built from the call's result tupdesc,
+ * column by name, so that the library serves both definitions (a database
+ * still at 1.3 after the library was upgraded).
+ */
+typedef enum StoreInfoCol
+{
+	SI_ITEMS,
+	SI_BYTES,
+	SI_SEGMENTS,
+	SI_FPR,
+	SI_VALUE_TYPE,
+	SI_CAPACITY,
+	SI_EXPECTED_FPR,
+	SI_TRACKINGS,
+	SI_NCOLS
+} StoreInfoCol;
+
+static const struct
+{
+	const char *name;
+	Oid			type;
+}			store_info_cols[SI_NCOLS] = {
+	{"items", INT8OID},
+	{"bytes", INT8OID},
+	{"segments", INT4OID},
+	{"fpr", FLOAT8OID},
+	{"value_type", TEXTOID},
+	{"capacity", INT8OID},
+	{"expected_fpr", FLOAT8OID},
+	{"trackings", TEXTARRAYOID},
+};
+
+/*
+ * The trackings of store relid (rows of the extension's table
+ * cuckoo_store_tracking; a partitioned table is its root's one row), as a
+ * text[] of schema.table.column, each part quoted as needed (format's %I,
+ * so parse_ident splits it back), sorted; (Datum) 0 if none.  Called
+ * inside SPI; the array is copied out to the caller's context.
+ */
+static Datum
+store_info_trackings(FunctionCallInfo fcinfo, Oid relid)
+{
+	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			tt = get_relname_relid("cuckoo_store_tracking", nsp);
+	Oid			type = OIDOID;
+	Datum		arg = ObjectIdGetDatum(relid);
+	bool		isnull;
+	Datum		d;
+	int			rc;
+
+	if (!OidIsValid(tt))
+		elog(ERROR, "table cuckoo_store_tracking not found in the schema of function %u",
+			 fcinfo->flinfo->fn_oid);
+	rc = SPI_execute_with_args(
+		psprintf("SELECT pg_catalog.array_agg(pg_catalog.format('%%I.%%I.%%I', n.nspname, c.relname, t.col) "
+				 "ORDER BY n.nspname COLLATE \"C\", c.relname COLLATE \"C\", t.col COLLATE \"C\") "
+				 "FROM %s t "
+				 "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+				 "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+				 "WHERE t.store::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+				 quote_qualified_identifier(get_namespace_name(nsp), get_rel_name(tt))),
+		1, &type, &arg, NULL, true, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "reading cuckoo_store_tracking failed: %s", SPI_result_code_string(rc));
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		return (Datum) 0;
+	return SPI_datumTransfer(d, false, -1);
+}
+
+/*
  * cuckoo_store_info(store): items, bytes, segments, fpr (the target),
- * value_type, capacity, expected_fpr.
+ * value_type, capacity, expected_fpr and (1.4) trackings.
  */
 PG_FUNCTION_INFO_V1(cuckoo_store_info);
 Datum
@@ -1074,13 +1147,33 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 				rows = 0;
 	double		fpr_sum = 0;
 	const char *kind;
-	Datum		values[7];
-	bool		nulls[7] = {false};
+	int			colmap[SI_NCOLS];
+	Datum		all[SI_NCOLS];
+	Datum	   *values;
+	bool	   *nulls;
 	HeapTuple	result;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	tupdesc = BlessTupleDesc(tupdesc);
+	for (int c = 0; c < SI_NCOLS; c++)
+		colmap[c] = -1;
+	for (int i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		int			c;
+
+		for (c = 0; c < SI_NCOLS; c++)
+			if (strcmp(NameStr(att->attname), store_info_cols[c].name) == 0)
+				break;
+		if (c == SI_NCOLS || att->atttypid != store_info_cols[c].type || colmap[c] >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cuckoo_store_info cannot return column \"%s\" of type %s",
+							NameStr(att->attname), format_type_be(att->atttypid)),
+					 errhint("Update the extension: ALTER EXTENSION cuckoo UPDATE.")));
+		colmap[c] = i;
+	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	store_open(&s, fcinfo, relid, NULL, false, true);
@@ -1123,14 +1216,22 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cuckoo store \"%s\" has " INT64_FORMAT " segment rows, not %d",
 						s.name, rows, s.nsegments)));
+	all[SI_TRACKINGS] = colmap[SI_TRACKINGS] >= 0 ? store_info_trackings(fcinfo, relid) : (Datum) 0;
 	SPI_finish();
-	values[0] = Int64GetDatum(items);
-	values[1] = Int64GetDatum(bytes);
-	values[2] = Int32GetDatum(s.nsegments);
-	values[3] = Float8GetDatum(s.fpr);
-	values[4] = CStringGetTextDatum(kind);
-	values[5] = Int64GetDatum(s.capacity);
-	values[6] = Float8GetDatum(items > 0 ? fpr_sum / (double) items : 0.0);
+	if (colmap[SI_TRACKINGS] >= 0 && all[SI_TRACKINGS] == (Datum) 0)
+		all[SI_TRACKINGS] = PointerGetDatum(construct_empty_array(TEXTOID));	/* none */
+	all[SI_ITEMS] = Int64GetDatum(items);
+	all[SI_BYTES] = Int64GetDatum(bytes);
+	all[SI_SEGMENTS] = Int32GetDatum(s.nsegments);
+	all[SI_FPR] = Float8GetDatum(s.fpr);
+	all[SI_VALUE_TYPE] = CStringGetTextDatum(kind);
+	all[SI_CAPACITY] = Int64GetDatum(s.capacity);
+	all[SI_EXPECTED_FPR] = Float8GetDatum(items > 0 ? fpr_sum / (double) items : 0.0);
+	values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+	nulls = palloc0(sizeof(bool) * Max(tupdesc->natts, 1));
+	for (int c = 0; c < SI_NCOLS; c++)
+		if (colmap[c] >= 0)
+			values[colmap[c]] = all[c];
 	result = heap_form_tuple(tupdesc, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(result));
 }

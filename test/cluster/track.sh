@@ -190,6 +190,11 @@ createdb restored
 pg_restore -d restored "$work/load.dump"
 check "pg_restore" 0 "$?"
 check "restored: the trackings" "s|items|k sp|pitems|k" "$(q restored "SELECT string_agg(store || '|' || tab || '|' || col, ' ' ORDER BY store) FROM cuckoo_store_tracking")"
+info_trackings_sql="SELECT string_agg(i.trackings::text, ' ' ORDER BY s) FROM unnest('{s,sp}'::regclass[]) s, cuckoo_store_info(s) i"
+if [ "$(q load "SELECT count(*) FROM pg_proc WHERE proname = 'cuckoo_store_info' AND 'trackings' = ANY (proargnames)")" = 1 ]; then
+  check "restored: cuckoo_store_info lists the same trackings (1.4)" "{public.items.k} {public.pitems.k}|$(q load "$info_trackings_sql")" \
+    "$(q restored "$info_trackings_sql")|$(q restored "$info_trackings_sql")"
+fi
 check "restored: the four triggers" 4 "$(q restored "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass AND tgname LIKE 'cuckoo_track_%'")"
 rows_sql="SELECT md5(string_agg(segment || ':' || encode(f::bytea, 'hex'), ',' ORDER BY segment)) FROM s"
 check "restored: the store's rows are the dumped ones" "$(q load "$rows_sql")" "$(q restored "$rows_sql")"

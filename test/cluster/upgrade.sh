@@ -18,6 +18,10 @@
 #      answers every probe (members, absent keys, cuckoo_info, views) exactly as
 #      before; the indexes pass amcheck; and the same update also works when
 #      run by the database owner (cuckoo is a trusted extension).
+#      From 1.3 on the old side: a stored filter tracking two columns and a
+#      view of cuckoo_store_info made under the old definition; before the
+#      update the library answers with that definition's columns, after it
+#      the view answers the same, and from 1.4 the trackings are listed.
 #
 # Versions come from the installed control and script files, so 1.1, 1.2 ...
 # are walked as soon as their cuckoo--A--B.sql scripts are installed.  Only
@@ -302,6 +306,23 @@ for v in $versions; do
   q "$db" "$SETUP_SQL" >/dev/null || check "$v: test tables and views created" "" "failed"
   dump "$db" "$ANSWERS_SQL" "$tmp/before.answers"
   dump "$db" "$CATALOG_SQL" "$tmp/old.catalog"
+  # From 1.3: a stored filter tracking two columns, and a view of
+  # cuckoo_store_info made under the old definition.  Before the update the
+  # library (of the default version) serves that definition's columns.
+  has_store=0
+  if [ "$(printf '1.3\n%s\n' "$v" | sort -V | head -n 1)" = 1.3 ]; then
+    has_store=1
+    q "$db" "SELECT cuckoo_store_create('up_store', 1000);
+             CREATE TABLE tracked (id int, k int8, k2 int8);
+             INSERT INTO tracked SELECT g, g, -g FROM generate_series(1, 300) g;
+             SELECT cuckoo_store_track('up_store', 'tracked', 'k');
+             SELECT cuckoo_store_track('up_store', 'tracked', 'k2');
+             CREATE VIEW store_info AS SELECT * FROM cuckoo_store_info('up_store')" >/dev/null \
+      || check "$v: a tracked store and a view of cuckoo_store_info created" "" "failed"
+    store_cols_sql="SELECT string_agg(key, ',' ORDER BY key) FROM cuckoo_store_info('up_store') i, json_object_keys(row_to_json(i)) key"
+    store_view_before=$(q "$db" "SELECT row_to_json(s)::text FROM store_info s")
+    old_cols=$(q "$db" "$store_cols_sql" 2>&1)
+  fi
   # Walk the chain one version at a time (1.0 -> 1.1 -> 1.2 ...): after each
   # step the stored data and the dependent objects answer as before.
   step_failed=0
@@ -398,6 +419,18 @@ for v in $versions; do
       "$(q "$db" "$storage_sql")"
     check "$v: the type and the domain over it default to EXTERNAL" "e e" \
       "$(q "$db" "SELECT (SELECT typstorage::text FROM pg_type WHERE oid = 'cuckoofilter'::regtype) || ' ' || (SELECT typstorage::text FROM pg_type WHERE oid = 'filter_dom'::regtype)")"
+  fi
+  if [ "$has_store" = 1 ]; then
+    old_want=bytes,capacity,expected_fpr,fpr,items,segments,value_type
+    [ "$(printf '1.4\n%s\n' "$v" | sort -V | head -n 1)" = 1.4 ] && old_want=bytes,capacity,expected_fpr,fpr,items,segments,trackings,value_type
+    check "$v: before the update, cuckoo_store_info answered with $v's definition (its columns)" "$old_want" "$old_cols"
+    check "$v: the view of cuckoo_store_info answers as before the update" \
+      "$store_view_before" "$(q "$db" "SELECT row_to_json(s)::text FROM store_info s" 2>&1)"
+    if [ "$(printf '1.4\n%s\n' "$default" | sort -V | head -n 1)" = 1.4 ]; then
+      check "$v: after the update cuckoo_store_info lists the trackings; verify finds nothing missing" \
+        "{public.tracked.k,public.tracked.k2}|600|0|600" \
+        "$(q "$db" "SELECT i.trackings, i.items, v.missing, v.rows FROM cuckoo_store_info('up_store') i, cuckoo_store_verify('up_store') v" 2>&1)"
+    fi
   fi
   check "$v: aggregates build the same bytes as in a fresh install" \
     "$(q up_fresh "SELECT md5(cuckoo_agg(g)::bytea) || md5(cuckoo_agg(g, 1000, 0.01)::bytea) FROM generate_series(1, 900) g")" \
