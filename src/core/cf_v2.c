@@ -2294,11 +2294,12 @@ covers(const cf_filter *F, uint32_t bk, uint32_t x, uint32_t e, uint32_t a, uint
  * docs/FORMAT.md 13.12 rule 4, both operands with the address budget: the
  * entries of e's pair that stand for e's value (covers), in the order bucket
  * i, its other bucket j (also when j = i with another form), the victim; each
- * counted, up to want, and one that knows more than e replaced by e's form in
- * its bucket first.
+ * counted, up to want.  With W (the same filter as F, writable: rehome's
+ * have), one that knows more than e is replaced by e's form in its bucket
+ * first; without (the sweep's want), nothing changes.
  */
 static uint32_t
-paircover(cf_filter *F, uint32_t i, uint32_t e, uint32_t want)
+paircover(const cf_filter *F, cf_filter *W, uint32_t i, uint32_t e, uint32_t want)
 {
 	uint32_t	n = 0,
 				j = i,
@@ -2322,13 +2323,13 @@ paircover(cf_filter *F, uint32_t i, uint32_t e, uint32_t want)
 
 		if ((c = covers(F, i, s, e, a, L)) != 0)
 		{
-			if (c == 2)
-				wr_slot(F, i, x, e);
+			if (c == 2 && W)
+				wr_slot(W, i, x, e);
 		}
 		else if (two && j == i && (c = covers(F, i, s, e2, a2, L2)) != 0)
 		{
-			if (c == 2)
-				wr_slot(F, i, x, e2);
+			if (c == 2 && W)
+				wr_slot(W, i, x, e2);
 		}
 		else
 			continue;
@@ -2338,8 +2339,8 @@ paircover(cf_filter *F, uint32_t i, uint32_t e, uint32_t want)
 		for (uint32_t x = 0; x < F->b && n < want; x++)
 			if ((c = covers(F, j, rd_slot(F, j, x), e2, a2, L2)) != 0)
 			{
-				if (c == 2)
-					wr_slot(F, j, x, e2);
+				if (c == 2 && W)
+					wr_slot(W, j, x, e2);
 				n++;
 			}
 	if (n < want && v2_victim(F, &vb, &ve))
@@ -2352,8 +2353,8 @@ paircover(cf_filter *F, uint32_t i, uint32_t e, uint32_t want)
 			form = e2;
 		if (form)
 		{
-			if (c == 2)
-				wr32(F->buf + CF_V2_OFF_VICTIM_SLOT, form);
+			if (c == 2 && W)
+				wr32(W->buf + CF_V2_OFF_VICTIM_SLOT, form);
 			n++;
 		}
 	}
@@ -2382,7 +2383,7 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 	e = make_slot(dst, fp, a, L, res, gen);
 	n = want ? want : 1;
 	if (want && dst->budget && cover)
-		have = paircover(dst, i, e, want);
+		have = paircover(dst, dst, i, e, want);
 	else if (want && dst->budget)
 		have = paircount(dst, i, e);
 	else if (want)
@@ -2507,7 +2508,9 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 					dup |= s[y] == s[x];
 				if (dup)
 					continue;
-				if (dst->budget)
+				if (dst->budget && src->budget)
+					want = paircover(src, NULL, i, s[x], UINT32_MAX);
+				else if (dst->budget)
 					want = paircount(src, i, s[x]);
 				else
 					for (uint32_t y = x; y < n; y++)

@@ -1680,6 +1680,47 @@ test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uin
 }
 
 /*
+ * A value added twice to a budget filter, once in its capped first round and
+ * once after growing (entries that know other bits), keeps both through a
+ * union into another budget filter (13.12 rule 4: want covers too): one
+ * remove leaves it a member.
+ */
+static void
+test_union_twice_capped(void)
+{
+	gfilt		A = {{0}},
+				B = {{0}};
+	uint64_t	fn = 0,
+				two = 0;
+
+	t_begin();
+	REQUIRE(ggrowing_tail(&A, 10, 0.01, 0));
+	REQUIRE(ggrowing_tail(&B, 10, 0.01, 0));
+	for (uint64_t v = 0; v < 8; v++)
+		CHECK(cf_insert(&A.cf, cf_hash_u64(v)) == CF_OK, "insert");
+	for (uint64_t v = 100; v < 3000; v++)
+		CHECK(cf_insert(&A.cf, cf_hash_u64(v)) == CF_OK, "insert");
+	for (uint64_t v = 0; v < 8; v++)
+		CHECK(cf_insert(&A.cf, cf_hash_u64(v)) == CF_OK, "insert again");
+	for (uint64_t v = 5000; v < 6000; v++)
+		CHECK(cf_insert(&B.cf, cf_hash_u64(v)) == CF_OK, "insert");
+	CHECK(cf_union_into(&B.cf, &A.cf) == CF_OK, "union refused");
+	REQUIRE(gvalid(&B, "after the union"));
+	for (uint64_t v = 0; v < 8; v++)
+	{
+		two += cf_count(&B.cf, cf_hash_u64(v)) >= 2;
+		CHECK(cf_remove(&B.cf, cf_hash_u64(v)), "remove %llu", (unsigned long long) v);
+		fn += !cf_contains(&B.cf, cf_hash_u64(v));
+	}
+	CHECK(two == 8, "%llu of 8 values added twice count 2", (unsigned long long) two);
+	CHECK(fn == 0, "%llu of 8 values added twice lost by one remove", (unsigned long long) fn);
+done:
+	t_end("union: a value added twice in a capped first round and later keeps both entries (address budget)");
+	free(A.cf.buf);
+	free(B.cf.buf);
+}
+
+/*
  * Union of growing filters that differ only in their tail bits (9 and 15),
  * both ways: succeeds, the result keeps dst's tail, no false negative, items
  * of disjoint parts added exactly, and the rate no worse than the parts'
@@ -1958,6 +1999,7 @@ run_growth_tests(void)
 	test_budget_narrowing();
 	test_budget_rotate();
 	test_union_tails();
+	test_union_twice_capped();
 	test_shrink_after_loss(0);
 	test_shrink_after_loss(9);
 	/* the cases with the address budget (docs/FORMAT.md 13.12) */

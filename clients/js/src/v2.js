@@ -1106,8 +1106,9 @@ export function defineFilterV2(Filter, ctx) {
     // 13.12 rule 4 with both operands under the budget: the entries of e's
     // pair standing for e's value (bucket i, its other bucket j, also j = i
     // with another form, the victim), counted up to want, each that knows
-    // more than e replaced by e's form in its bucket first (paircover)
-    _pairCover(i, e, want) {
+    // more than e replaced by e's form in its bucket first when write (rehome's
+    // have; the sweep's want changes nothing) (paircover)
+    _pairCover(i, e, want, write = true) {
       const a = this._slotKnown(i, e);
       const L = this._L;
       const j = this._slotAlt(i, e);
@@ -1118,16 +1119,16 @@ export function defineFilterV2(Filter, ctx) {
       for (let x = 0; x < this.b && n < want; x++) {
         const sv = this._slot(i, x);
         if ((c = this._covers(i, sv, e, a, L)) !== 0) {
-          if (c === 2) this._wslot(i, x, e);
+          if (c === 2 && write) this._wslot(i, x, e);
         } else if (two && j === i && (c = this._covers(i, sv, e2, a2, L2)) !== 0) {
-          if (c === 2) this._wslot(i, x, e2);
+          if (c === 2 && write) this._wslot(i, x, e2);
         } else continue;
         n++;
       }
       if (two && j !== i) {
         for (let x = 0; x < this.b && n < want; x++) {
           if ((c = this._covers(j, this._slot(j, x), e2, a2, L2)) !== 0) {
-            if (c === 2) this._wslot(j, x, e2);
+            if (c === 2 && write) this._wslot(j, x, e2);
             n++;
           }
         }
@@ -1138,7 +1139,7 @@ export function defineFilterV2(Filter, ctx) {
         if (vb === i && (c = this._covers(i, ve, e, a, L)) !== 0) form = e;
         else if (two && vb === j && (c = this._covers(j, ve, e2, a2, L2)) !== 0) form = e2;
         if (form) {
-          if (c === 2) wr32(this._buf, 44, form);
+          if (c === 2 && write) wr32(this._buf, 44, form);
           n++;
         }
       }
@@ -1171,7 +1172,7 @@ export function defineFilterV2(Filter, ctx) {
           let a = src._slotKnown(i, s[x]), L = src._L;
           if (this.budget) {
             // counted over the pair; known bits capped at A
-            want = src._pairCount(i, s[x]);
+            want = src.budget ? src._pairCover(i, s[x], Infinity, false) : src._pairCount(i, s[x]);
             if (L > this.A) { L = this.A; a = (a & mask(L)) >>> 0; }
           } else for (let y = x; y < n; y++) want += s[y] === s[x] ? 1 : 0;
           const gen = src._slotGen(s[x]);

@@ -585,11 +585,12 @@ class _Mut:
             return 0
         return 2 if Lx > L else 1
 
-    def _paircover(self, i, e, want):
+    def _paircover(self, i, e, want, write=True):
         """13.12 rule 4 with both operands under the budget: the entries of
         e's pair standing for e's value (bucket i, its other bucket j, also
-        j = i with another form, the victim), counted up to want, each that
-        knows more than e replaced by e's form in its bucket first."""
+        j = i with another form, the victim), counted up to want; with write
+        (rehome's have), each that knows more than e is replaced by e's form
+        in its bucket first; without (the sweep's want), nothing changes."""
         a, L = self._known(i, e)
         alt = self._slot_alt(i, e)
         if alt is not None and alt == (i, e):
@@ -607,7 +608,7 @@ class _Mut:
                 c = self._covers(i, sv, e2, a2, L2)
                 form = e2
             if c:
-                if c == 2:
+                if c == 2 and write:
                     self._wr(i, x, form)
                 n += 1
         if alt is not None and j != i:
@@ -616,7 +617,7 @@ class _Mut:
                     break
                 c = self._covers(j, sv, e2, a2, L2)
                 if c:
-                    if c == 2:
+                    if c == 2 and write:
                         self._wr(j, x, e2)
                     n += 1
         v = self._victim()
@@ -628,7 +629,7 @@ class _Mut:
             if not c and alt is not None and vb == j:
                 c, form = self._covers(j, ve, e2, a2, L2), e2
             if c:
-                if c == 2:
+                if c == 2 and write:
                     _wr32(self._buf, OFF_VICTIM_SLOT, form)
                 n += 1
         return n
@@ -1133,7 +1134,10 @@ class _Mut:
                 a, L = src._known(i, e)
                 if self.budget:
                     # 13.12 rule 4: known bits capped at A, copies counted over the pair
-                    want = src._paircount(i, e)
+                    if src.budget:
+                        want = src._paircover(i, e, 1 << 40, False)
+                    else:
+                        want = src._paircount(i, e)
                     if L > self.abits:
                         L = self.abits
                         a &= _mask(L)
