@@ -201,6 +201,17 @@ test('unions of parts whose first rounds are capped by the slot count shared val
   for (const v of run(0, 3000)) assert.equal(u.count(v), 1, `count ${v}`);
 });
 
+test('a value added twice in a capped first round and later keeps both entries through a union', () => {
+  const a = FilterV2.createGrowing(10);
+  for (const v of [...run(0, 8), ...run(100, 2900), ...run(0, 8)]) a.addInPlace(v);
+  const b = FilterV2.createGrowing(10);
+  for (const v of run(5000, 1000)) b.addInPlace(v);
+  const u = valid(b.union(a));
+  for (const v of run(0, 8)) assert.equal(u.count(v), 2, `count ${v}`);
+  for (const v of run(0, 8)) u.removeInPlace(v);
+  for (const v of run(0, 8)) assert.ok(u.contains(v), `member ${v} after one remove`);
+});
+
 test('a value held n times keeps n entries through a union (the multiset union)', () => {
   const a = FilterV2.createGrowing(100), b = FilterV2.createGrowing(100);
   for (const v of run(0, 2000)) a.addInPlace(v);

@@ -372,3 +372,20 @@ def test_union_refusals():
     # another creation shape
     with pytest.raises(ValueError, match="of different shapes"):
         a.union(pgcuckoo.create_growing(1000, 0.01))
+
+
+def test_union_keeps_a_value_added_twice_in_a_capped_round():
+    # 13.12 rule 4: want covers too; a value held twice by entries that know
+    # other bits (one from the capped first round) keeps both through a union
+    a = pgcuckoo.create_growing(10, 0.01)
+    for v in list(range(8)) + list(range(100, 3000)) + list(range(8)):
+        a.add_in_place(v)
+    b = pgcuckoo.create_growing(10, 0.01)
+    for v in range(5000, 6000):
+        b.add_in_place(v)
+    u = b.union(a)
+    valid_copy(u)
+    assert [u.count(v) for v in range(8)] == [2] * 8
+    for v in range(8):
+        u.remove_in_place(v)
+    assert all(u.contains_many(range(8)))
