@@ -2244,23 +2244,23 @@ cf2_insert_if_absent(cf_filter *cf, uint64_t h)
 /*
  * The copies of entry e of bucket i that F holds over e's pair (docs/
  * FORMAT.md 13.12 rule 4): the slots of i equal to e, those of its other
- * bucket j equal to the entry as stored there (when named and j != i), and
- * the victim when it is either.
+ * bucket j equal to the entry as stored there e2 (when named; when j = i,
+ * the slots of i equal to e2 != e too), and the victim when it is either.
  */
 static uint32_t
 paircount(const cf_filter *F, uint32_t i, uint32_t e)
 {
 	uint32_t	n = 0,
 				j = i,
-				e2 = 0,
+				e2 = e,
 				vb,
 				ve;
 	bool		two;
 
+	two = slot_alt(F, i, e, &j, &e2) && (j != i || e2 != e);
 	for (uint32_t x = 0; x < F->b; x++)
-		n += rd_slot(F, i, x) == e;
-	two = slot_alt(F, i, e, &j, &e2) && j != i;
-	if (two)
+		n += rd_slot(F, i, x) == e || (two && j == i && rd_slot(F, i, x) == e2);
+	if (two && j != i)
 		for (uint32_t x = 0; x < F->b; x++)
 			n += rd_slot(F, j, x) == e2;
 	if (v2_victim(F, &vb, &ve) &&
@@ -2269,9 +2269,101 @@ paircount(const cf_filter *F, uint32_t i, uint32_t e)
 	return n;
 }
 
+/*
+ * Whether slot x of a bucket stands for the value of entry e of that bucket
+ * (e knowing L bits a there): the same fingerprint and generation, and the
+ * fewer of their known bits agree.  1: x knows no more than e (it matches
+ * every value e matches); 2: x knows more (e's form matches every value
+ * both match); 0: no.
+ */
+static int
+covers(const cf_filter *F, uint32_t bk, uint32_t x, uint32_t e, uint32_t a, uint32_t L)
+{
+	uint32_t	Lx,
+				ax;
+
+	if (x == 0 || (x & F->fp_mask) != (e & F->fp_mask) || slot_gen(F, x) != slot_gen(F, e))
+		return 0;
+	ax = slot_known(F, bk, x, &Lx);
+	if (((ax ^ a) & mask32(Lx < L ? Lx : L)) != 0)
+		return 0;
+	return Lx > L ? 2 : 1;
+}
+
+/*
+ * docs/FORMAT.md 13.12 rule 4, both operands with the address budget: the
+ * entries of e's pair that stand for e's value (covers), in the order bucket
+ * i, its other bucket j (also when j = i with another form), the victim; each
+ * counted, up to want.  With W (the same filter as F, writable: rehome's
+ * have), one that knows more than e is replaced by e's form in its bucket
+ * first; without (the sweep's want), nothing changes.
+ */
+static uint32_t
+paircover(const cf_filter *F, cf_filter *W, uint32_t i, uint32_t e, uint32_t want)
+{
+	uint32_t	n = 0,
+				j = i,
+				e2 = e,
+				L,
+				L2 = 0,
+				a,
+				a2 = 0,
+				vb,
+				ve;
+	bool		two;
+	int			c;
+
+	a = slot_known(F, i, e, &L);
+	two = slot_alt(F, i, e, &j, &e2) && (j != i || e2 != e);
+	if (two)
+		a2 = slot_known(F, j, e2, &L2);
+	for (uint32_t x = 0; x < F->b && n < want; x++)
+	{
+		uint32_t	s = rd_slot(F, i, x);
+
+		if ((c = covers(F, i, s, e, a, L)) != 0)
+		{
+			if (c == 2 && W)
+				wr_slot(W, i, x, e);
+		}
+		else if (two && j == i && (c = covers(F, i, s, e2, a2, L2)) != 0)
+		{
+			if (c == 2 && W)
+				wr_slot(W, i, x, e2);
+		}
+		else
+			continue;
+		n++;
+	}
+	if (two && j != i)
+		for (uint32_t x = 0; x < F->b && n < want; x++)
+			if ((c = covers(F, j, rd_slot(F, j, x), e2, a2, L2)) != 0)
+			{
+				if (c == 2 && W)
+					wr_slot(W, j, x, e2);
+				n++;
+			}
+	if (n < want && v2_victim(F, &vb, &ve))
+	{
+		uint32_t	form = 0;
+
+		if (vb == i && (c = covers(F, i, ve, e, a, L)) != 0)
+			form = e;
+		else if (two && vb == j && (c = covers(F, j, ve, e2, a2, L2)) != 0)
+			form = e2;
+		if (form)
+		{
+			if (c == 2 && W)
+				wr32(W->buf + CF_V2_OFF_VICTIM_SLOT, form);
+			n++;
+		}
+	}
+	return n;
+}
+
 static bool
 rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32_t q,
-	   uint32_t want, uint32_t *added, bool first)
+	   uint32_t want, uint32_t *added, bool first, bool cover)
 {
 	uint32_t	i0 = (a & dst->rmask) * dst->c + q;
 	uint32_t	res = dst->k + (uint32_t) (i0 < dst->split);
@@ -2284,13 +2376,15 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 	{
 		uint32_t	lo = a & mask32(L);
 
-		return rehome(dst, fp, lo, L + 1, gen, q, want, added, first) &&
-			rehome(dst, fp, lo | (UINT32_C(1) << L), L + 1, gen, q, want, added, false);
+		return rehome(dst, fp, lo, L + 1, gen, q, want, added, first, cover) &&
+			rehome(dst, fp, lo | (UINT32_C(1) << L), L + 1, gen, q, want, added, false, cover);
 	}
 	i = i0 + ((res > dst->k) ? ((a >> dst->k) & 1) * dst->base : 0);
 	e = make_slot(dst, fp, a, L, res, gen);
 	n = want ? want : 1;
-	if (want && dst->budget)
+	if (want && dst->budget && cover)
+		have = paircover(dst, dst, i, e, want);
+	else if (want && dst->budget)
 		have = paircount(dst, i, e);
 	else if (want)
 	{
@@ -2309,7 +2403,7 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 		if (i >= dst->m || bucket_res(dst, i) != res || dst->t != t0)
 		{
 			/* a split moved this bucket's contents: place anew */
-			return rehome(dst, fp, a, L, gen, q, n - have, added, first);
+			return rehome(dst, fp, a, L, gen, q, n - have, added, first, cover);
 		}
 		v2_add_entries(dst, 1);
 		if (first)
@@ -2332,7 +2426,7 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 					{
 						v2_relieve(dst);
 						if (!victim_in_use(dst))
-							return rehome(dst, fp, a, L, gen, q, n - have, added, first);
+							return rehome(dst, fp, a, L, gen, q, n - have, added, first, cover);
 					}
 					return false;
 				}
@@ -2414,7 +2508,9 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 					dup |= s[y] == s[x];
 				if (dup)
 					continue;
-				if (dst->budget)
+				if (dst->budget && src->budget)
+					want = paircover(src, NULL, i, s[x], UINT32_MAX);
+				else if (dst->budget)
 					want = paircount(src, i, s[x]);
 				else
 					for (uint32_t y = x; y < n; y++)
@@ -2428,7 +2524,7 @@ pour(cf_filter *dst, const cf_filter *src, bool as_union)
 				a &= mask32(L);
 			}
 			if (!rehome(dst, s[x] & src->fp_mask, a, L, gen, i % src->c,
-						want, &added, true))
+						want, &added, true, src->budget))
 				return false;
 			if (as_union && added)
 			{

@@ -1608,8 +1608,8 @@ ggrowing_tail(gfilt *G, uint64_t cap, double fpr, uint32_t t)
  * holds the values d * step + i, i < per (step = per: disjoint parts).
  */
 static void
-test_union_parts_step(uint32_t parts, uint64_t cap, uint64_t per, uint64_t step,
-					  bool expect_ok, uint32_t t)
+test_union_parts_at(uint32_t parts, uint64_t cap, double target, uint64_t per, uint64_t step,
+					bool expect_ok, uint32_t t)
 {
 	gfilt		U = {{0}};
 	uint32_t	merged = 0;
@@ -1621,12 +1621,12 @@ test_union_parts_step(uint32_t parts, uint64_t cap, uint64_t per, uint64_t step,
 				fn = 0;
 
 	t_begin();
-	REQUIRE(ggrowing_tail(&U, cap, 0.01, t));
+	REQUIRE(ggrowing_tail(&U, cap, target, t));
 	for (uint32_t d = 0; d < parts; d++)
 	{
 		gfilt		P = {{0}};
 
-		REQUIRE(ggrowing_tail(&P, cap, 0.01, t));
+		REQUIRE(ggrowing_tail(&P, cap, target, t));
 		for (uint64_t i = 0; i < per; i++)
 			CHECK(cf_insert(&P.cf, cf_hash_u64(d * step + i)) == CF_OK, "insert into part %u", d);
 		if (d == 0)
@@ -1650,14 +1650,14 @@ test_union_parts_step(uint32_t parts, uint64_t cap, uint64_t per, uint64_t step,
 		  (unsigned long long) distinct);
 	fpr = gfpr(&U.cf, 777, 1000000);
 	if (expect_ok && (t >= 15 || t == 0))
-		CHECK(fpr <= 0.01, "fpr %.4f above the target 0.01", fpr);
+		CHECK(fpr <= target, "fpr %.5f above the target %g", fpr, target);
 	if (t == 0)
 		CHECK(cf_items(&U.cf) * 100 <= distinct * 101, "items %llu above 1%% over %llu distinct",
 			  (unsigned long long) cf_items(&U.cf), (unsigned long long) distinct);
 	snprintf(name, sizeof name,
-			 "union: %u growing filters (%s%.0u) created for %llu with %llu values each%s: %u merged%s, "
+			 "union: %u growing filters (%s%.0u) created for %llu at %g with %llu values each%s: %u merged%s, "
 			 "items %llu of %llu, %zu bytes, fpr %.5f (one part: %.5f)",
-			 parts, t ? "t = " : "address budget", t, (unsigned long long) cap, (unsigned long long) per,
+			 parts, t ? "t = " : "address budget", t, (unsigned long long) cap, target, (unsigned long long) per,
 			 step < per ? " (half shared with the next)" : "", merged,
 			 st == CF_OK ? "" : " (then 54000)", (unsigned long long) cf_items(&U.cf),
 			 (unsigned long long) distinct, U.cf.len, fpr, part_fpr);
@@ -1667,9 +1667,57 @@ done:
 }
 
 static void
+test_union_parts_step(uint32_t parts, uint64_t cap, uint64_t per, uint64_t step,
+					  bool expect_ok, uint32_t t)
+{
+	test_union_parts_at(parts, cap, 0.01, per, step, expect_ok, t);
+}
+
+static void
 test_union_parts(uint32_t parts, uint64_t cap, uint64_t per, bool expect_ok, uint32_t t)
 {
 	test_union_parts_step(parts, cap, per, per, expect_ok, t);
+}
+
+/*
+ * A value added twice to a budget filter, once in its capped first round and
+ * once after growing (entries that know other bits), keeps both through a
+ * union into another budget filter (13.12 rule 4: want covers too): one
+ * remove leaves it a member.
+ */
+static void
+test_union_twice_capped(void)
+{
+	gfilt		A = {{0}},
+				B = {{0}};
+	uint64_t	fn = 0,
+				two = 0;
+
+	t_begin();
+	REQUIRE(ggrowing_tail(&A, 10, 0.01, 0));
+	REQUIRE(ggrowing_tail(&B, 10, 0.01, 0));
+	for (uint64_t v = 0; v < 8; v++)
+		CHECK(cf_insert(&A.cf, cf_hash_u64(v)) == CF_OK, "insert");
+	for (uint64_t v = 100; v < 3000; v++)
+		CHECK(cf_insert(&A.cf, cf_hash_u64(v)) == CF_OK, "insert");
+	for (uint64_t v = 0; v < 8; v++)
+		CHECK(cf_insert(&A.cf, cf_hash_u64(v)) == CF_OK, "insert again");
+	for (uint64_t v = 5000; v < 6000; v++)
+		CHECK(cf_insert(&B.cf, cf_hash_u64(v)) == CF_OK, "insert");
+	CHECK(cf_union_into(&B.cf, &A.cf) == CF_OK, "union refused");
+	REQUIRE(gvalid(&B, "after the union"));
+	for (uint64_t v = 0; v < 8; v++)
+	{
+		two += cf_count(&B.cf, cf_hash_u64(v)) >= 2;
+		CHECK(cf_remove(&B.cf, cf_hash_u64(v)), "remove %llu", (unsigned long long) v);
+		fn += !cf_contains(&B.cf, cf_hash_u64(v));
+	}
+	CHECK(two == 8, "%llu of 8 values added twice count 2", (unsigned long long) two);
+	CHECK(fn == 0, "%llu of 8 values added twice lost by one remove", (unsigned long long) fn);
+done:
+	t_end("union: a value added twice in a capped first round and later keeps both entries (address budget)");
+	free(A.cf.buf);
+	free(B.cf.buf);
 }
 
 /*
@@ -1951,6 +1999,7 @@ run_growth_tests(void)
 	test_budget_narrowing();
 	test_budget_rotate();
 	test_union_tails();
+	test_union_twice_capped();
 	test_shrink_after_loss(0);
 	test_shrink_after_loss(9);
 	/* the cases with the address budget (docs/FORMAT.md 13.12) */
@@ -1959,6 +2008,13 @@ run_growth_tests(void)
 	test_union_parts(10, 100, 100000, true, 0);
 	test_union_parts(30, 1000, 100000, true, 0);
 	test_union_parts_step(30, 1000, 20000, 10000, true, 0);	/* 310,000 distinct */
+	/* where 32 - f - g caps T(k): entries of a part's first rounds know
+	 * fewer than A bits (13.12 rule 4's covering) */
+	test_union_parts_at(30, 100, 0.01, 2000, 1000, true, 0);
+	test_union_parts_at(30, 100, 0.01, 20000, 10000, true, 0);
+	test_union_parts_at(10, 1000, 0.001, 2000, 1000, true, 0);
+	test_union_parts_at(30, 1000, 0.001, 2000, 1000, true, 0);
+	test_union_parts_at(30, 1000, 0.001, 20000, 10000, true, 0);
 	test_union_parts(10, 100, 100000, true, CF_V2_TAIL_BITS);	/* 10 filters grown 1,000x */
 	test_union_parts(8, 100, 3000, true, CF_V2_TAIL_BITS);
 	test_union_parts(100, 100, 3000, false, CF_V2_TAIL_BITS);	/* the issue's: not all fit yet */

@@ -1024,20 +1024,21 @@ export function defineFilterV2(Filter, ctx) {
     // a bucket already holding want identical slots gets none.  this._added
     // counts the slots stored at the first bucket; false when an entry would
     // need the victim slot while it is taken (rehome)
-    _rehome(fp, a, L, gen, q, want, first) {
+    _rehome(fp, a, L, gen, q, want, first, cover) {
       const i0 = (a & this.rmask) * this.c + q;
       const res = this.k + (i0 < this.split ? 1 : 0);
       if (L < res) {
         const lo = (a & mask(L)) >>> 0;
-        return this._rehome(fp, lo, L + 1, gen, q, want, first)
-          && this._rehome(fp, (lo | (1 << L)) >>> 0, L + 1, gen, q, want, false);
+        return this._rehome(fp, lo, L + 1, gen, q, want, first, cover)
+          && this._rehome(fp, (lo | (1 << L)) >>> 0, L + 1, gen, q, want, false, cover);
       }
       const i = i0 + (res > this.k ? ((a >>> this.k) & 1) * this.base : 0);
       const e = this._makeSlot(fp, a, L, res, gen);
       const n = want || 1;
       const t = this.t;
       let have = 0;
-      if (want && this.budget) have = this._pairCount(i, e);
+      if (want && this.budget && cover) have = this._pairCover(i, e, want);
+      else if (want && this.budget) have = this._pairCount(i, e);
       else if (want) {
         for (let j = 0; j < this.b; j++) if (this._slot(i, j) === e) have++;
         if (this._victim() && this._vb === i && this._ve === e) have++;
@@ -1045,7 +1046,7 @@ export function defineFilterV2(Filter, ctx) {
       for (; have < n; have++) {
         this._grow(1);
         // a split moved this bucket's contents, or narrowed the tails: place anew
-        if (i >= this.m || this._res(i) !== res || this.t !== t) return this._rehome(fp, a, L, gen, q, n - have, first);
+        if (i >= this.m || this._res(i) !== res || this.t !== t) return this._rehome(fp, a, L, gen, q, n - have, first, cover);
         this._addEntries(1);
         if (first) this._added++;
         if (!this._place2(i, e)) {
@@ -1057,7 +1058,7 @@ export function defineFilterV2(Filter, ctx) {
               // as an insert does: split to free the victim slot
               if (this.grows) {
                 this._relieve();
-                if (!this.victimUsed) return this._rehome(fp, a, L, gen, q, n - have, first);
+                if (!this.victimUsed) return this._rehome(fp, a, L, gen, q, n - have, first, cover);
               }
               return false;
             }
@@ -1074,16 +1075,74 @@ export function defineFilterV2(Filter, ctx) {
     }
 
     // the copies of entry e of bucket i over its pair (13.12 rule 4): the
-    // slots of i equal to e, those of the other bucket equal to e as stored
-    // there (when it can be named and is not i), and the victim as either
+    // slots of i equal to e, those of the other bucket j equal to e as stored
+    // there e2 (when it can be named; when j = i, the slots of i equal to
+    // e2 !== e too), and the victim as either
     _pairCount(i, e) {
       let n = 0;
-      for (let x = 0; x < this.b; x++) if (this._slot(i, x) === e) n++;
       const j = this._slotAlt(i, e);
       const e2 = this._e2;
-      const other = j >= 0 && j !== i;
-      if (other) for (let x = 0; x < this.b; x++) if (this._slot(j, x) === e2) n++;
-      if (this._victim() && ((this._vb === i && this._ve === e) || (other && this._vb === j && this._ve === e2))) n++;
+      const two = j >= 0 && (j !== i || e2 !== e);
+      for (let x = 0; x < this.b; x++) {
+        const v = this._slot(i, x);
+        if (v === e || (two && j === i && v === e2)) n++;
+      }
+      if (two && j !== i) for (let x = 0; x < this.b; x++) if (this._slot(j, x) === e2) n++;
+      if (this._victim() && ((this._vb === i && this._ve === e) || (two && this._vb === j && this._ve === e2))) n++;
+      return n;
+    }
+
+    // whether slot x of bucket bk stands for the value of entry e of that
+    // bucket (knowing the L bits a there): 1 if x knows no more than e, 2 if
+    // it knows more, 0 if not (covers)
+    _covers(bk, x, e, a, L) {
+      if (x === 0 || ((x ^ e) & this.fpMask) !== 0 || this._slotGen(x) !== this._slotGen(e)) return 0;
+      const ax = this._slotKnown(bk, x);
+      const Lx = this._L;
+      if ((((ax ^ a) & mask(Lx < L ? Lx : L)) >>> 0) !== 0) return 0;
+      return Lx > L ? 2 : 1;
+    }
+
+    // 13.12 rule 4 with both operands under the budget: the entries of e's
+    // pair standing for e's value (bucket i, its other bucket j, also j = i
+    // with another form, the victim), counted up to want, each that knows
+    // more than e replaced by e's form in its bucket first when write (rehome's
+    // have; the sweep's want changes nothing) (paircover)
+    _pairCover(i, e, want, write = true) {
+      const a = this._slotKnown(i, e);
+      const L = this._L;
+      const j = this._slotAlt(i, e);
+      const e2 = this._e2;
+      const two = j >= 0 && (j !== i || e2 !== e);
+      let a2 = 0, L2 = 0, n = 0, c;
+      if (two) { a2 = this._slotKnown(j, e2); L2 = this._L; }
+      for (let x = 0; x < this.b && n < want; x++) {
+        const sv = this._slot(i, x);
+        if ((c = this._covers(i, sv, e, a, L)) !== 0) {
+          if (c === 2 && write) this._wslot(i, x, e);
+        } else if (two && j === i && (c = this._covers(i, sv, e2, a2, L2)) !== 0) {
+          if (c === 2 && write) this._wslot(i, x, e2);
+        } else continue;
+        n++;
+      }
+      if (two && j !== i) {
+        for (let x = 0; x < this.b && n < want; x++) {
+          if ((c = this._covers(j, this._slot(j, x), e2, a2, L2)) !== 0) {
+            if (c === 2 && write) this._wslot(j, x, e2);
+            n++;
+          }
+        }
+      }
+      if (n < want && this._victim()) {
+        const vb = this._vb, ve = this._ve;
+        let form = 0;
+        if (vb === i && (c = this._covers(i, ve, e, a, L)) !== 0) form = e;
+        else if (two && vb === j && (c = this._covers(j, ve, e2, a2, L2)) !== 0) form = e2;
+        if (form) {
+          if (c === 2 && write) wr32(this._buf, 44, form);
+          n++;
+        }
+      }
       return n;
     }
 
@@ -1113,12 +1172,12 @@ export function defineFilterV2(Filter, ctx) {
           let a = src._slotKnown(i, s[x]), L = src._L;
           if (this.budget) {
             // counted over the pair; known bits capped at A
-            want = src._pairCount(i, s[x]);
+            want = src.budget ? src._pairCover(i, s[x], Infinity, false) : src._pairCount(i, s[x]);
             if (L > this.A) { L = this.A; a = (a & mask(L)) >>> 0; }
           } else for (let y = x; y < n; y++) want += s[y] === s[x] ? 1 : 0;
           const gen = src._slotGen(s[x]);
           this._added = 0;
-          if (!this._rehome((s[x] & src.fpMask) >>> 0, a, L, gen, i % src.c, want, true)) return false;
+          if (!this._rehome((s[x] & src.fpMask) >>> 0, a, L, gen, i % src.c, want, true, src.budget)) return false;
           if (this._added) {
             const items = src.g ? rd64(src._buf, HEADER_2 + 8 * gen) : src.items;
             const f = (fresh.get(gen) || 0) + this._added;

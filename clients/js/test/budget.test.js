@@ -173,6 +173,45 @@ test('union of 30 overlapping parts counts items within 1% of the distinct value
   assert.equal(u.union(parts[7]).items, u.items);
 });
 
+// where 32 - f - g caps T(k), a part's first-round entries know fewer than A
+// bits: 13.12 rule 4's covering counts a value shared with such an entry once
+test('unions of parts whose first rounds are capped by the slot count shared values once', () => {
+  for (const [P, SPAN, STEP, cap, fpr] of [[30, 2000, 1000, 100, 0.01], [10, 2000, 1000, 1000, 0.001],
+    [30, 20000, 10000, 100, 0.01]]) {
+    let u = null;
+    for (let p = 0; p < P; p++) {
+      const f = FilterV2.createGrowing(cap, fpr);
+      for (const v of run(p * STEP, SPAN)) f.addInPlace(v);
+      u = u ? u.union(f) : f;
+    }
+    const distinct = (P - 1) * STEP + SPAN;
+    const info = valid(u).info();
+    const what = `${P} parts of ${SPAN} created for ${cap} at ${fpr}: ${info.items} items for ${distinct}`;
+    assert.ok(info.items <= distinct && info.items * 100 >= distinct * 99, what);
+    for (let v = 0; v < distinct; v++) assert.ok(u.contains(v), `member ${v}`);
+    assert.ok(measuredFpr(u) <= fpr, what);
+  }
+  // a value first inserted in a capped first round and again in a later part: one entry
+  const a = FilterV2.createGrowing(100);
+  for (const v of run(0, 2000)) a.addInPlace(v);
+  const b = FilterV2.createGrowing(100);
+  for (const v of run(1000, 2000)) b.addInPlace(v);
+  const u = valid(a.union(b));
+  assert.deepEqual([u.items, u.entries], [3000, 3000]);
+  for (const v of run(0, 3000)) assert.equal(u.count(v), 1, `count ${v}`);
+});
+
+test('a value added twice in a capped first round and later keeps both entries through a union', () => {
+  const a = FilterV2.createGrowing(10);
+  for (const v of [...run(0, 8), ...run(100, 2900), ...run(0, 8)]) a.addInPlace(v);
+  const b = FilterV2.createGrowing(10);
+  for (const v of run(5000, 1000)) b.addInPlace(v);
+  const u = valid(b.union(a));
+  for (const v of run(0, 8)) assert.equal(u.count(v), 2, `count ${v}`);
+  for (const v of run(0, 8)) u.removeInPlace(v);
+  for (const v of run(0, 8)) assert.ok(u.contains(v), `member ${v} after one remove`);
+});
+
 test('a value held n times keeps n entries through a union (the multiset union)', () => {
   const a = FilterV2.createGrowing(100), b = FilterV2.createGrowing(100);
   for (const v of run(0, 2000)) a.addInPlace(v);

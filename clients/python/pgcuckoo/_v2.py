@@ -555,17 +555,83 @@ class _Mut:
 
     def _paircount(self, i, e):
         """paircount(F, i, e) of docs/FORMAT.md 13.12 rule 4: the slots of
-        bucket i equal to e, those of its other bucket j (when named and not
-        i) equal to e as stored there, and the victim if it is either."""
-        n = self._slots(i).count(e)
+        bucket i equal to e, those of its other bucket j equal to e as stored
+        there e2 (when named; when j = i, the slots of i equal to e2 != e
+        too), and the victim if it is either."""
         alt = self._slot_alt(i, e)
-        if alt is not None and alt[0] == i:
+        if alt is not None and alt == (i, e):
             alt = None
+        sl = self._slots(i)
+        n = sl.count(e)
         if alt is not None:
-            n += self._slots(alt[0]).count(alt[1])
+            if alt[0] == i:
+                n += sl.count(alt[1])
+            else:
+                n += self._slots(alt[0]).count(alt[1])
         v = self._victim()
         if v is not None and (v == (i, e) or (alt is not None and v == alt)):
             n += 1
+        return n
+
+    def _covers(self, bk, x, e, a, L):
+        """Whether slot x of bucket bk stands for the value of entry e of that
+        bucket (knowing the L bits a there): 1 if x knows no more than e,
+        2 if it knows more, 0 if not."""
+        fr = self.fp_range
+        if x == 0 or (x & fr) != (e & fr) or self._gen(x) != self._gen(e):
+            return 0
+        ax, Lx = self._known(bk, x)
+        if (ax ^ a) & _mask(min(Lx, L)):
+            return 0
+        return 2 if Lx > L else 1
+
+    def _paircover(self, i, e, want, write=True):
+        """13.12 rule 4 with both operands under the budget: the entries of
+        e's pair standing for e's value (bucket i, its other bucket j, also
+        j = i with another form, the victim), counted up to want; with write
+        (rehome's have), each that knows more than e is replaced by e's form
+        in its bucket first; without (the sweep's want), nothing changes."""
+        a, L = self._known(i, e)
+        alt = self._slot_alt(i, e)
+        if alt is not None and alt == (i, e):
+            alt = None
+        if alt is not None:
+            j, e2 = alt
+            a2, L2 = self._known(j, e2)
+        n = 0
+        for x, sv in enumerate(self._slots(i)):
+            if n >= want:
+                break
+            c = self._covers(i, sv, e, a, L)
+            form = e
+            if not c and alt is not None and j == i:
+                c = self._covers(i, sv, e2, a2, L2)
+                form = e2
+            if c:
+                if c == 2 and write:
+                    self._wr(i, x, form)
+                n += 1
+        if alt is not None and j != i:
+            for x, sv in enumerate(self._slots(j)):
+                if n >= want:
+                    break
+                c = self._covers(j, sv, e2, a2, L2)
+                if c:
+                    if c == 2 and write:
+                        self._wr(j, x, e2)
+                    n += 1
+        v = self._victim()
+        if n < want and v is not None:
+            vb, ve = v
+            c, form = 0, 0
+            if vb == i:
+                c, form = self._covers(i, ve, e, a, L), e
+            if not c and alt is not None and vb == j:
+                c, form = self._covers(j, ve, e2, a2, L2), e2
+            if c:
+                if c == 2 and write:
+                    _wr32(self._buf, OFF_VICTIM_SLOT, form)
+                n += 1
         return n
 
     def _place(self, i, e):
@@ -994,7 +1060,7 @@ class _Mut:
 
     # ---- re-homing (union) ----
 
-    def _rehome(self, fp, a, L, gen, q, want, added, first):
+    def _rehome(self, fp, a, L, gen, q, want, added, first, cover=False):
         """Stores the entry knowing the low L bits a of its address (mantissa
         q) in every bucket those bits cannot tell apart; with want > 0 a bucket
         already holding want identical slots gets none.  False when it would
@@ -1003,14 +1069,16 @@ class _Mut:
         res = self.k + (1 if i0 < self.split else 0)
         if L < res:
             lo = a & _mask(L)
-            return (self._rehome(fp, lo, L + 1, gen, q, want, added, first)
-                    and self._rehome(fp, lo | (1 << L), L + 1, gen, q, want, added, False))
+            return (self._rehome(fp, lo, L + 1, gen, q, want, added, first, cover)
+                    and self._rehome(fp, lo | (1 << L), L + 1, gen, q, want, added, False, cover))
         i = i0 + (((a >> self.k) & 1) * self.base if res > self.k else 0)
         e = self._make_slot(fp, a, L, res, gen)
         n = want if want else 1
         have = 0
         if want:
-            if self.budget:
+            if self.budget and cover:
+                have = self._paircover(i, e, want)  # 13.12 rule 4, both budget
+            elif self.budget:
                 have = self._paircount(i, e)        # 13.12 rule 4
             else:
                 have = self._slots(i).count(e)
@@ -1022,7 +1090,7 @@ class _Mut:
             self._grow(1)
             # (an address-budget filter may have narrowed: e is made anew)
             if i >= self.m or self._res(i) != res or self.t != t:
-                return self._rehome(fp, a, L, gen, q, n - have, added, first)
+                return self._rehome(fp, a, L, gen, q, n - have, added, first, cover)
             self._set_entries(self.entries + 1)
             if first:
                 added[0] += 1
@@ -1037,7 +1105,7 @@ class _Mut:
                         if self.grows:
                             self._relieve()
                             if not self._buf[7] & FLAG_VICTIM:
-                                return self._rehome(fp, a, L, gen, q, n - have, added, first)
+                                return self._rehome(fp, a, L, gen, q, n - have, added, first, cover)
                         return False
                 elif not self._store(i, e, self.entries ^ (i << 20)) and self.grows:
                     self._relieve()
@@ -1066,7 +1134,10 @@ class _Mut:
                 a, L = src._known(i, e)
                 if self.budget:
                     # 13.12 rule 4: known bits capped at A, copies counted over the pair
-                    want = src._paircount(i, e)
+                    if src.budget:
+                        want = src._paircover(i, e, 1 << 40, False)
+                    else:
+                        want = src._paircount(i, e)
                     if L > self.abits:
                         L = self.abits
                         a &= _mask(L)
@@ -1074,7 +1145,7 @@ class _Mut:
                     want = s[x:].count(e)
                 added = [0]
                 gen = src._gen(e)
-                if not self._rehome(e & fr, a, L, gen, i % src.c, want, added, True):
+                if not self._rehome(e & fr, a, L, gen, i % src.c, want, added, True, src.budget):
                     return False
                 if added[0]:
                     items = src._gi(gen) if src.g else src.items
