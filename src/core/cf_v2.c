@@ -2403,7 +2403,7 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 		if (i >= dst->m || bucket_res(dst, i) != res || dst->t != t0)
 		{
 			/* a split moved this bucket's contents: place anew */
-			return rehome(dst, fp, a, L, gen, q, n - have, added, first, cover);
+			return rehome(dst, fp, a, L, gen, q, want ? want : n - have, added, first, cover);
 		}
 		v2_add_entries(dst, 1);
 		if (first)
@@ -2426,7 +2426,7 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 					{
 						v2_relieve(dst);
 						if (!victim_in_use(dst))
-							return rehome(dst, fp, a, L, gen, q, n - have, added, first, cover);
+							return rehome(dst, fp, a, L, gen, q, want ? want : n - have, added, first, cover);
 					}
 					return false;
 				}

@@ -1046,7 +1046,7 @@ export function defineFilterV2(Filter, ctx) {
       for (; have < n; have++) {
         this._grow(1);
         // a split moved this bucket's contents, or narrowed the tails: place anew
-        if (i >= this.m || this._res(i) !== res || this.t !== t) return this._rehome(fp, a, L, gen, q, n - have, first, cover);
+        if (i >= this.m || this._res(i) !== res || this.t !== t) return this._rehome(fp, a, L, gen, q, want ? want : n - have, first, cover);
         this._addEntries(1);
         if (first) this._added++;
         if (!this._place2(i, e)) {
@@ -1058,7 +1058,7 @@ export function defineFilterV2(Filter, ctx) {
               // as an insert does: split to free the victim slot
               if (this.grows) {
                 this._relieve();
-                if (!this.victimUsed) return this._rehome(fp, a, L, gen, q, n - have, first, cover);
+                if (!this.victimUsed) return this._rehome(fp, a, L, gen, q, want ? want : n - have, first, cover);
               }
               return false;
             }

@@ -1090,7 +1090,7 @@ class _Mut:
             self._grow(1)
             # (an address-budget filter may have narrowed: e is made anew)
             if i >= self.m or self._res(i) != res or self.t != t:
-                return self._rehome(fp, a, L, gen, q, n - have, added, first, cover)
+                return self._rehome(fp, a, L, gen, q, want if want else n - have, added, first, cover)
             self._set_entries(self.entries + 1)
             if first:
                 added[0] += 1
@@ -1105,7 +1105,7 @@ class _Mut:
                         if self.grows:
                             self._relieve()
                             if not self._buf[7] & FLAG_VICTIM:
-                                return self._rehome(fp, a, L, gen, q, n - have, added, first, cover)
+                                return self._rehome(fp, a, L, gen, q, want if want else n - have, added, first, cover)
                         return False
                 elif not self._store(i, e, self.entries ^ (i << 20)) and self.grows:
                     self._relieve()
