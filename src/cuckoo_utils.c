@@ -259,7 +259,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 							 errmsg("the union does not fit in a cuckoo filter of this shape"),
 							 errdetail("The growing filter has %u buckets of %u entries and could not grow further: it reached the size limit, or the next bucket to split holds only copies that know no spare address bit (docs/RELIABILITY.md, known limits).",
 									   cf->m, cf->b),
-							 errhint("Rebuild the filters from their values: growing filters made since extension 1.3 carry the address budget and union to the size limit without copies (docs/FORMAT.md 13.12). Or build one filter over the sources with cuckoo_agg(value, fpr), which sizes it to the data and combines partial results exactly.")));
+							 errhint("Rebuild the filters from their values: growing filters made by the library of extension 1.4 carry the address budget and union to the size limit without copies (docs/FORMAT.md 13.12). Or build one filter over the sources with cuckoo_agg(value, fpr), which sizes it to the data and combines partial results exactly.")));
 			}
 			if (other != NULL)
 				ereport(ERROR,
