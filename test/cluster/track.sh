@@ -261,7 +261,15 @@ pgbench -n $detailed -c 4 -j 2 -T "$LOAD_SECONDS" -f "$work/pt_root.pgbench@3" -
 bench=$!
 pgbench -n $detailed -c 1 -T "$LOAD_SECONDS" -f "$work/pt_ddl.pgbench" load >"$work/pgbench5ddl.log" 2>&1
 wait "$bench"
-check "partitioned under load: no error" "" "$(grep -iE 'error' "$work/pgbench5.log" "$work/pgbench5ddl.log" | head -5)"
+# PostgreSQL itself refuses an UPDATE or DELETE whose row a concurrent UPDATE
+# moved to another partition (40001, "tuple to be locked was already moved to
+# another partition due to concurrent update"): the moving script causes it,
+# with or without tracking, and pgbench ends that client.  Any other error
+# is the tracking's.
+moved=$(grep -c 'already moved to another partition due to concurrent update' "$work/pgbench5.log")
+echo "# partitioned: $moved client(s) ended by PostgreSQL's cross-partition update conflict (40001, not the tracking's)"
+check "partitioned under load: no error" "" "$(grep -iE 'error' "$work/pgbench5.log" "$work/pgbench5ddl.log" \
+  | grep -vE 'already moved to another partition due to concurrent update|Run was aborted|run was aborted' | head -5)"
 echo "# partitioned: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5.log" | sed 's/.*: //') writes, $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5ddl.log" | sed 's/.*: //') attach-detach cycles"
 check "partitioned under load: nothing missing, the store's items = the rows" "0|t" \
   "$(q load "SELECT missing, items = rows AND rows = (SELECT count(k) FROM pt) FROM cuckoo_store_verify('ps')")"
