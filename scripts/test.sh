@@ -56,15 +56,18 @@ step() {
   fi
 }
 
-# count NAME FILE: adds the "N passed, N failed" line a runner printed
+# count NAME FILE: adds the "N passed, N failed" line a runner printed, with
+# the seconds since the previous count (where the suite's time goes)
+count_t0=$(date +%s)
 count() {
-  local line p f
+  local line p f now
+  now=$(date +%s)
   line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1)
   if [ -z "$line" ]; then
-    echo "not ok - $1: no summary line"; failed=$((failed + 1)); return
+    echo "not ok - $1: no summary line"; failed=$((failed + 1)); count_t0=$now; return
   fi
   p=$(echo "$line" | awk '{print $1}'); f=$(echo "$line" | awk '{print $3}')
-  echo "# $1: $line"
+  echo "# $1: $line ($((now - count_t0)) s)"; count_t0=$now
   passed=$((passed + p)); failed=$((failed + f))
 }
 
@@ -161,10 +164,9 @@ LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster track '^# ' track.sh
 # the Debian package on the host, then every other PostgreSQL version.
 echo "# host suite: $(($(date +%s) - suite_t0)) s"
 for t in "meta test/pgxn/meta.sh" "dist test/pgxn/dist.sh $PG_MAJOR" "package test/package.sh $PG_MAJOR"; do
-  part_t0=$(date +%s)
   bash ${t#* } >"$log/${t%% *}.log" 2>&1
   grep -E '^(not ok|    )' "$log/${t%% *}.log"
-  count "${t%% *} ($(($(date +%s) - part_t0)) s)" "$log/${t%% *}.log"
+  count "${t%% *}" "$log/${t%% *}.log"
 done
 echo "# PostgreSQL $PG_MAJOR (host): $passed passed, $failed failed ($(($(date +%s) - suite_t0)) s)"
 part_t0=$(date +%s)
