@@ -101,6 +101,33 @@ inside() {
     if "$@" >"$log/$name.log" 2>&1; then echo "ok - $name"; passed=$((passed + 1))
     else echo "not ok - $name"; failed=$((failed + 1)); tail -n 40 "$log/$name.log" | sed 's/^/    /'; fi
   }
+  # tally [-s ERE] [-n MOST] [-p PREFIX] [-t TAIL] NAME CMD...: runs CMD, a
+  # test that ends with "N passed, N failed", into $log/NAME.log; prints the
+  # lines of that log that match ERE (default "^not ok"; the first MOST of
+  # them, default all), each after PREFIX (default "    NAME: "), then
+  # "# NAME: N passed, N failed" (0 passed, 1 failed, and the log's last TAIL
+  # lines, default 20, when it printed no count); adds the counts to passed
+  # and failed
+  tally() {
+    local show='^not ok' most=0 prefix= tailn=20 noprefix= name out line p f OPTIND=1 o
+    while getopts 's:n:p:t:' o; do
+      case $o in
+        s) show=$OPTARG ;; n) most=$OPTARG ;; p) prefix=$OPTARG; noprefix=1 ;; t) tailn=$OPTARG ;;
+        *) return 2 ;;
+      esac
+    done
+    shift $((OPTIND - 1))
+    name=$1; shift
+    [ -n "$noprefix" ] || prefix="    $name: "
+    out="$log/$name.log"
+    "$@" >"$out" 2>&1
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+    grep -E "$show" "$out" | awk -v n="$most" 'n == 0 || NR <= n' | sed "s/^/$prefix/"
+    [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n "$tailn" "$out" | sed 's/^/    /'; }
+    echo "# $name: $line"
+    read -r p _ f _ <<<"$line"
+    passed=$((passed + p)); failed=$((failed + f))
+  }
   step "build (-Werror)" make PG_CONFIG="$PG_CONFIG" COPT=-Werror
   step install make PG_CONFIG="$PG_CONFIG" install
   pg_virtualenv -t -c "-p $port" -v "$m" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
@@ -113,49 +140,19 @@ inside() {
   passed=$((passed + rp)); failed=$((failed + rf))
   # the dump/restore test (its place differs between layouts)
   dr=test/cluster/dump_restore.sh
-  pg_virtualenv -t -c "-p $port" -v "$m" bash "$dr" >"$log/dump_restore.log" 2>&1
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/dump_restore.log" | tail -n 1)
-  grep -E '^not ok' "$log/dump_restore.log" | sed 's/^/    dump_restore: /'
-  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/dump_restore.log" | sed 's/^/    /'; }
-  echo "# dump_restore: $line"
-  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  tally dump_restore pg_virtualenv -t -c "-p $port" -v "$m" bash "$dr"
   # the update chain (1.0 -> 1.1 -> 1.2 ...): 1.2 rewrites pg_proc rows in
   # place, which must hold on every version's catalog
-  pg_virtualenv -t -c "-p $port" -v "$m" bash test/cluster/upgrade.sh >"$log/upgrade.log" 2>&1
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/upgrade.log" | tail -n 1)
-  grep -E '^not ok' "$log/upgrade.log" | sed 's/^/    upgrade: /'
-  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/upgrade.log" | sed 's/^/    /'; }
-  echo "# upgrade: $line"
-  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  tally upgrade pg_virtualenv -t -c "-p $port" -v "$m" bash test/cluster/upgrade.sh
   # stored filters (1.3) under 8 concurrent clients, a kill -9 and pg_dump
-  pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/store.sh >"$log/store.log" 2>&1
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/store.log" | tail -n 1)
-  grep -E '^not ok' "$log/store.log" | sed 's/^/    store: /'
-  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/store.log" | sed 's/^/    /'; }
-  echo "# store: $line"
-  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  tally store pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/store.sh
   # living filters (1.3): a tracked table under load, a kill -9 and pg_dump
-  pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/track.sh >"$log/track.log" 2>&1
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/track.log" | tail -n 1)
-  grep -E '^not ok' "$log/track.log" | sed 's/^/    track: /'
-  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/track.log" | sed 's/^/    /'; }
-  echo "# track: $line"
-  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  tally track pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/track.sh
   # the README's sql blocks, as pasted, in a fresh database (test/readme.sh;
   # the trees have no python3-psycopg or node: the host runs those blocks)
-  pg_virtualenv -t -c "-p $port" -v "$m" env README_LANGS=sql bash test/readme.sh >"$log/readme.log" 2>&1
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/readme.log" | tail -n 1)
-  grep -E '^(not ok|#   )' "$log/readme.log" | head -n 40 | sed 's/^/    readme: /'
-  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/readme.log" | sed 's/^/    /'; }
-  echo "# readme: $line"
-  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
-    # Citus's aggregate calling convention (test-only module, private tree)
-  PG_MAJOR=$m PGV_PORT=$((port + 1000)) bash test/cluster/citus_emulation.sh >"$log/citus_emulation.log" 2>&1
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/citus_emulation.log" | tail -n 1)
-  grep -E '^not ok' "$log/citus_emulation.log" | sed 's/^/    citus_emulation: /'
-  [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 20 "$log/citus_emulation.log" | sed 's/^/    /'; }
-  echo "# citus_emulation: $line"
-  passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+  tally -s '^(not ok|#   )' -n 40 readme pg_virtualenv -t -c "-p $port" -v "$m" env README_LANGS=sql bash test/readme.sh
+  # Citus's aggregate calling convention (test-only module, private tree)
+  tally citus_emulation env PG_MAJOR="$m" PGV_PORT=$((port + 1000)) bash test/cluster/citus_emulation.sh
   # from 18 the module's magic block names it and its version
   if [ "$m" -ge 18 ]; then
     want="cuckoo $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" cuckoo.control)"
@@ -168,12 +165,7 @@ inside() {
   # the Debian package, built and tested where no cuckoo was installed by
   # hand (test/package.sh uninstalls what "make install" put there first)
   if [ -n "${MATRIX_PACKAGE:-}" ] && [ "$m" = "$MATRIX_PACKAGE" ]; then
-    bash test/package.sh "$m" "$port" >"$log/package.log" 2>&1
-    grep -E '^(not ok|# |    )' "$log/package.log"
-    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log/package.log" | tail -n 1)
-    [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n 30 "$log/package.log" | sed 's/^/    /'; }
-    echo "# package: $line"
-    passed=$((passed + $(echo "$line" | awk '{print $1}'))); failed=$((failed + $(echo "$line" | awk '{print $3}')))
+    tally -s '^(not ok|# |    )' -p '' -t 30 package bash test/package.sh "$m" "$port"
   fi
   rm -rf "$log"
   echo "$passed passed, $failed failed"

@@ -2,11 +2,12 @@
 // extension's core (src/core/) with the same byte layout, bucket
 // derivation, insertion walk, victim slot, union and validation.
 // docs/FORMAT.md is the specification.  Format version 2 (growing and
-// rotated filters) is FilterV2 (v2.js), a subclass.
+// rotated filters) is FilterV2 (v2.js), a subclass; this file reaches it
+// only through the format registry (formats.js), never by import.
 
 import { mulhi32 } from './xxh3.js';
 import { KIND, KIND_NAMES, kindAndHash } from './values.js';
-import { checkHeader2, defineFilterV2, shapeMismatch } from './v2.js';
+import { ROTATED_VERSION, formatClass, registerFormat } from './formats.js';
 
 const MAGIC = 0x4F4F4B43;
 export const FORMAT_VERSION = 1;
@@ -119,8 +120,7 @@ function checkHeader(p) {
   const n = p.length;
   if (n < HEADER) throw new RangeError(`${n} bytes is shorter than the 48-byte header`);
   if (rd32(p, 0) !== MAGIC) throw new RangeError(`wrong magic number 0x${rd32(p, 0).toString(16).padStart(8, '0')}`);
-  if (p[4] === 2) return checkHeader2(p);
-  if (p[4] !== FORMAT_VERSION) throw new RangeError(`format version ${p[4]} is not supported (this library reads versions 1 and 2)`);
+  if (p[4] !== FORMAT_VERSION) return formatClass(p[4])._checkHeader(p);
   const flags = p[7];
   if (flags & ~FLAGS_KNOWN) throw new RangeError(`unknown flag bits 0x${(flags & ~FLAGS_KNOWN).toString(16).padStart(2, '0')}`);
   if (rd16(p, 10) !== 0) throw new RangeError('reserved header field is not zero');
@@ -205,7 +205,7 @@ function b64decode(s) {
   return out;
 }
 
-const hv = [0, 0];       // scratch for a hash's halves
+export const hv = [0, 0];       // scratch for a hash's halves (v2.js reads it too)
 
 export class Filter {
   /** @param {Uint8Array} buf bytes whose header has been checked; owned by the filter */
@@ -233,7 +233,7 @@ export class Filter {
     const buf = new Uint8Array(data);          // a copy: the caller's bytes stay theirs
     try {
       checkHeader(buf);
-      const f = buf[4] === 2 ? new FilterV2(buf) : new Filter(buf);
+      const f = new (formatClass(buf[4]))(buf);
       f._validateTable();
       return f;
     } catch (e) {
@@ -587,7 +587,7 @@ export class Filter {
   /** A new filter holding the items of both (multiset union, SQL cuckoo_union). */
   union(other) {
     if (!(other instanceof Filter)) throw new TypeError('union takes a Filter');
-    if (other.version !== FORMAT_VERSION) throw shapeMismatch(this, other);
+    if (other.version !== FORMAT_VERSION) throw formatClass(other.version)._shapeMismatch(this, other);
     if (this.m !== other.m || this.b !== other.b || this.f !== other.f || this.semisort !== other.semisort) {
       throw new RangeError(`cannot union cuckoo filters of different shapes: ${this.m} buckets of ${this.b} ${this.f}-bit fingerprints${this.semisort ? ' (semi-sorted)' : ''} and ${other.m} buckets of ${other.b} ${other.f}-bit fingerprints${other.semisort ? ' (semi-sorted)' : ''}`);
     }
@@ -660,11 +660,10 @@ export class Filter {
   }
 }
 
-/** A format-version-2 filter (growing or rotated); Filter.fromBytes makes them. */
-export const FilterV2 = defineFilterV2(Filter, { hv, expectedFpr, FilterFullError });
+registerFormat(FORMAT_VERSION, Filter);
 
 /** A new version-2 filter: SQL cuckoo_rotate(f, keep) (f unchanged). */
-Filter.prototype.rotate = function rotate(keep) { return FilterV2._rotate(this, keep); };
+Filter.prototype.rotate = function rotate(keep) { return formatClass(ROTATED_VERSION)._rotate(this, keep); };
 
 // ---- building like cuckoo_agg(value, fpr) (docs/FORMAT.md, section 10) ----
 

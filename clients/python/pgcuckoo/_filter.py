@@ -5,13 +5,15 @@ fingerprint and bucket derivation, insertion walk, victim slot, union and
 validation, so that a filter read from the database answers every lookup as
 cuckoo_contains does, and one changed here is the filter the server would
 have produced.  docs/FORMAT.md is the specification.  Format version 2
-(growing and rotated filters) is read by _v2.FilterV2, a subclass.
+(growing and rotated filters) is read by _v2.FilterV2, a subclass; this
+module reaches it only through the registry (_formats), never by import.
 """
 import base64
 import functools
 import math
 import struct
 
+from . import _formats
 from ._hash import (KIND_ANY, KIND_INTEGER, KIND_OTHER, KIND_NAMES, _pack_q, _xxh3,
                     kind_and_hash, kind_name)
 
@@ -164,12 +166,8 @@ def _check_header(buf):
         raise ValueError("%d bytes is shorter than the %d-byte header" % (n, HEADER_SIZE))
     if _rd32(buf, 0) != MAGIC:
         raise ValueError("wrong magic number 0x%08x" % _rd32(buf, 0))
-    if buf[4] == 2:
-        from ._v2 import check_header_2
-        return check_header_2(buf)
     if buf[4] != VERSION:
-        raise ValueError("format version %d is not supported (this library reads versions 1 and 2)"
-                         % buf[4])
+        return _formats.class_for(buf[4])._check_header(buf)
     flags = buf[7]
     if flags & ~FLAGS_KNOWN:
         raise ValueError("unknown flag bits 0x%02x" % (flags & ~FLAGS_KNOWN))
@@ -316,6 +314,7 @@ def _make_int_probe(flt):
     return probe
 
 
+@_formats.register
 class Filter:
     """A cuckoofilter value.  The changing methods return a new Filter."""
 
@@ -364,11 +363,7 @@ class Filter:
                              % (len(buf), MAX_BYTES))
         try:
             _check_header(buf)
-            if buf[4] == 2:
-                from ._v2 import FilterV2
-                flt = FilterV2(buf)
-            else:
-                flt = Filter(buf)
+            flt = _formats.class_for(buf[4])(buf)
             flt._validate_table()
         except ValueError as e:
             raise ValueError("invalid cuckoofilter value: %s" % e) from None
@@ -894,8 +889,7 @@ class Filter:
         if not isinstance(other, Filter):
             raise TypeError("union takes a Filter")
         if other.version != VERSION:
-            from ._v2 import _shape_error
-            raise _shape_error(self, other)
+            raise _formats.class_for(other.version)._shape_error(self, other)
         if not self._same_shape(other):
             raise ValueError("cannot union cuckoo filters of different shapes: %d buckets of %d "
                              "%d-bit fingerprints%s and %d buckets of %d %d-bit fingerprints%s"
@@ -934,8 +928,7 @@ class Filter:
 
     def rotate(self, keep):
         """A new version-2 filter, as SQL cuckoo_rotate(f, keep) makes it (docs/FORMAT.md 13.8)."""
-        from ._v2 import rotate
-        return rotate(self, keep)
+        return _formats.class_for(_formats.ROTATED_VERSION)._rotated(self, keep)
 
     # ---- validation (src/core/cf_validate.c cf_validate, after the header) ----
 

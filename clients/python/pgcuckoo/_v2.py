@@ -17,6 +17,7 @@ import functools
 import math
 import struct
 
+from . import _formats
 from ._filter import (DEFAULT_KICKS, EXISTS, FLAG_VICTIM, FULL, K_BUCKET, K_FP, KIND_MAX, M32, M64, MAX_BYTES,
                       MAX_FP_BITS, MAX_KICKS_LIMIT, MIN_FP_BITS, OK, OK_STASHED, TOO_MANY_COPIES,
                       Filter, FilterFullError, expected_fpr, kind_name, round_buckets, split_buckets, _Rng, _load64, _rd16,
@@ -1776,3 +1777,11 @@ def rotate(src, keep):
     d._rotate_in_place(keep)
     d._refresh()
     return d
+
+
+# what the base class asks the registry for (_filter.Filter: from_bytes and
+# the header check, union with a version-1 filter, rotate)
+FilterV2._check_header = staticmethod(check_header_2)
+FilterV2._shape_error = staticmethod(_shape_error)
+FilterV2._rotated = staticmethod(rotate)
+_formats.register(FilterV2)
