@@ -6,7 +6,8 @@ CORE_OBJS = src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
        src/core/cf_union.o src/core/cf_sizing.o src/core/cf_semisort.o \
        src/core/cf_base64.o src/core/cf_v2.o src/core/cf_build.o \
        src/core/cf_slice.o src/core/cf_store.o
-OBJS = $(CORE_OBJS) src/cuckoo_utils.o src/cuckoo_hash.o src/cuckoo_arg.o \
+OBJS = $(CORE_OBJS) src/cuckoo_module.o src/cuckoo_alloc.o src/cuckoo_growth.o \
+       src/cuckoo_error.o src/cuckoo_plan.o src/cuckoo_hash.o src/cuckoo_arg.o \
        src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o \
        src/cuckoo_hashset.o src/cuckoo_hashset_type.o src/cuckoo_planner.o \
        src/cuckoo_scan.o src/cuckoo_store.o src/cuckoo_track.o
