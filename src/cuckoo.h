@@ -5,7 +5,8 @@
  *     grouped by the file that defines them.  The per-call-site cache of the
  *     SQL functions' arguments (cuckoo_arg.h) and cuckoo_agg's state
  *     (cuckoo_hashset.h) have headers of their own, each with the inline
- *     per-row path of its file.
+ *     per-row path of its file, and so have the aggregates' files
+ *     (cuckoo_agg.h).
  *
  * Naming: a C function called cuckoo_* is an SQL entry point (its name is
  * the SQL function's, cuckoo--1.0.sql binds it by name); the helpers the
@@ -17,7 +18,9 @@
  * Layers, each using only those below it:
  *     cuckoo_module.c     _PG_init: calls the inits of the files below
  *     cuckoo_scan.c       the batched probe (planner hook, CustomScan)
- *     cuckoo_funcs.c cuckoo_agg.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_funcs.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_agg.c cuckoo_agg_fixed.c cuckoo_agg_grow.c  (SQL) the aggregates
+ *     cuckoo_agg_split.c  the growing aggregate's partial states
  *     cuckoo_hashset_type.c   (SQL) the cuckoo_hashset type (1.1)
  *     cuckoo_arg.c (.h)   per-call-site cache: detoast, probe view, hasher
  *     cuckoo_hashset.c (.h) cuckoo_agg's state, a sorted set of hashes
