@@ -6,8 +6,10 @@ CORE_OBJS = src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
        src/core/cf_union.o src/core/cf_sizing.o src/core/cf_semisort.o \
        src/core/cf_base64.o src/core/cf_v2.o src/core/cf_build.o \
        src/core/cf_slice.o src/core/cf_store.o
-OBJS = $(CORE_OBJS) src/cuckoo_utils.o src/cuckoo_hash.o src/cuckoo_arg.o \
-       src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o \
+OBJS = $(CORE_OBJS) src/cuckoo_module.o src/cuckoo_alloc.o src/cuckoo_growth.o \
+       src/cuckoo_error.o src/cuckoo_plan.o src/cuckoo_hash.o src/cuckoo_arg.o \
+       src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o src/cuckoo_agg_fixed.o \
+       src/cuckoo_agg_grow.o src/cuckoo_agg_split.o \
        src/cuckoo_hashset.o src/cuckoo_hashset_type.o src/cuckoo_planner.o \
        src/cuckoo_scan.o src/cuckoo_store.o src/cuckoo_track.o
 DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql cuckoo--1.1--1.2.sql cuckoo--1.2.sql \
@@ -33,7 +35,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Every object depends on the headers (PGXS tracks no header dependencies).
-$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h src/cuckoo_arg.h src/cuckoo_hashset.h src/cuckoo_store.h
+$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h src/cuckoo_agg.h src/cuckoo_arg.h src/cuckoo_hashset.h src/cuckoo_store.h
 
 # Soft input errors (pg_input_is_valid) exist from PostgreSQL 16 on: the
 # test of them runs there only.

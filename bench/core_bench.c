@@ -53,7 +53,7 @@ typedef struct
 
 /*
  * Filters of 4 MB and more get transparent huge pages advised, as the
- * extension does (src/cuckoo_utils.c), unless huge_pages is off; the ops
+ * extension does (src/cuckoo_alloc.c), unless huge_pages is off; the ops
  * table measures large filters both ways.
  */
 static bool huge_pages = true;

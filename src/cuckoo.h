@@ -5,7 +5,8 @@
  *     grouped by the file that defines them.  The per-call-site cache of the
  *     SQL functions' arguments (cuckoo_arg.h) and cuckoo_agg's state
  *     (cuckoo_hashset.h) have headers of their own, each with the inline
- *     per-row path of its file.
+ *     per-row path of its file, and so have the aggregates' files
+ *     (cuckoo_agg.h).
  *
  * Naming: a C function called cuckoo_* is an SQL entry point (its name is
  * the SQL function's, cuckoo--1.0.sql binds it by name); the helpers the
@@ -15,13 +16,19 @@
  * (cuckoo_agg's state).
  *
  * Layers, each using only those below it:
- *     cuckoo_funcs.c cuckoo_agg.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_module.c     _PG_init: calls the inits of the files below
  *     cuckoo_scan.c       the batched probe (planner hook, CustomScan)
+ *     cuckoo_funcs.c cuckoo_type.c cuckoo_planner.c  (SQL)
+ *     cuckoo_agg.c cuckoo_agg_fixed.c cuckoo_agg_grow.c  (SQL) the aggregates
+ *     cuckoo_agg_split.c  the growing aggregate's partial states
  *     cuckoo_hashset_type.c   (SQL) the cuckoo_hashset type (1.1)
  *     cuckoo_arg.c (.h)   per-call-site cache: detoast, probe view, hasher
  *     cuckoo_hashset.c (.h) cuckoo_agg's state, a sorted set of hashes
+ *     cuckoo_growth.c     growing a filter being changed (core realloc hook)
  *     cuckoo_hash.c       SQL values -> 64-bit hashes
- *     cuckoo_utils.c      _PG_init, allocation, errors, parameter planning
+ *     cuckoo_alloc.c      allocating and opening filter values
+ *     cuckoo_error.c      the errors of failed core statuses
+ *     cuckoo_plan.c       a new filter's parameters, a filter's expected fpr
  *     core/               the filter itself, no PostgreSQL header
  */
 #ifndef CUCKOO_H
@@ -134,7 +141,16 @@ typedef struct ValueHasher
 	FmgrInfo	proc;			/* extended hash or output function */
 } ValueHasher;
 
-/* cuckoo_utils.c */
+/* cuckoo_module.c: the magic block and _PG_init, which calls the inits below */
+
+/* cuckoo_alloc.c */
+#define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
+extern void filter_advise_huge_pages(void *p, Size len);
+extern void *filter_alloc(MemoryContext cxt, Size size);
+extern CuckooFilter *filter_new(const cf_params *p);
+extern void filter_open(cf_filter *cf, CuckooFilter *v);
+
+/* cuckoo_growth.c */
 typedef enum FilterGrowMode
 {
 	GROW_NONE,					/* the core may not grow the filter */
@@ -146,16 +162,18 @@ typedef enum FilterGrowMode
 								 * GROW_REPALLOC */
 } FilterGrowMode;
 typedef void *(*FilterGrowAllocFn) (void *arg, Size size);
-extern void *filter_alloc(MemoryContext cxt, Size size);
-extern CuckooFilter *filter_new(const cf_params *p);
+extern void growth_init(void);
 extern void filter_grow_begin(cf_filter *cf, FilterGrowMode mode);
 extern void filter_grow_begin_alloc(cf_filter *cf, FilterGrowAllocFn fn, void *arg);
 extern CuckooFilter *filter_grow_end(cf_filter *cf);
-extern void filter_open(cf_filter *cf, CuckooFilter *v);
-extern void filter_report_status(cf_status st, const cf_filter *cf,
-								 const cf_filter *other);
 extern CuckooFilter *filter_union_into(cf_filter *dst, const cf_filter *src,
 									   FilterGrowMode mode);
+
+/* cuckoo_error.c */
+extern void filter_report_status(cf_status st, const cf_filter *cf,
+								 const cf_filter *other);
+
+/* cuckoo_plan.c */
 extern double filter_load(const cf_filter *cf, const cf_info *info);
 extern double filter_expected_fpr(const cf_filter *cf, const cf_info *info);
 extern int	filter_growth_rounds(const cf_info *info);
@@ -168,8 +186,6 @@ extern void plan_params(int64 capacity, double fpr, int bucket_size,
 extern void plan_expansion(int expansion, int64 capacity, double fpr,
 						   int bucket_size, bool fp_given, bool semisort,
 						   int max_kicks, cf_params *p);
-
-#define FILTER_HUGE_ADVICE_MIN	((Size) 4 << 20)
 
 /* cuckoo_arg.c */
 extern void arg_init(void);
