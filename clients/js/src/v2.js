@@ -120,7 +120,7 @@ function shapeOf(x) {
 
 /**
  * The error cuckoo_union(a, b) raises for filters of different creation
- * shapes, or of one shape whose generations differ (src/cuckoo_utils.c,
+ * shapes, or of one shape whose generations differ (src/cuckoo_error.c,
  * filter_report_status), when either is of version 2.
  */
 export function shapeMismatch(a, b) {
