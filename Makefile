@@ -2,9 +2,11 @@
 EXTENSION = cuckoo
 MODULE_big = cuckoo
 # the plain-C core (src/core/, no PostgreSQL header), then the fmgr glue
-CORE_OBJS = src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
-       src/core/cf_union.o src/core/cf_sizing.o src/core/cf_semisort.o \
-       src/core/cf_base64.o src/core/cf_v2.o src/core/cf_build.o \
+CORE_OBJS = src/core/cf_api.o src/core/cf_checks.o \
+       src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
+       src/core/cf_shape.o src/core/cf_build.o src/core/cf_union.o \
+       src/core/cf_v2.o \
+       src/core/cf_sizing.o src/core/cf_semisort.o src/core/cf_base64.o \
        src/core/cf_slice.o src/core/cf_store.o
 OBJS = $(CORE_OBJS) src/cuckoo_utils.o src/cuckoo_hash.o src/cuckoo_arg.o \
        src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o \

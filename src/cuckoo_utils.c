@@ -241,7 +241,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 		case CF_EXISTS:
 			return;
 		case CF_FULL:
-			if (other != NULL && cf_version(cf) >= CF_VERSION_2)
+			if (other != NULL && (cf_caps(cf) & CF_CAP_GROWS))
 			{
 				cf_info		info;
 
@@ -288,7 +288,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 			break;
 		case CF_SHAPE_MISMATCH:
 			Assert(other != NULL);
-			if (cf_version(cf) >= CF_VERSION_2 || cf_version(other) >= CF_VERSION_2)
+			if ((cf_caps(cf) | cf_caps(other)) & CF_CAP_CREATION_SHAPE)
 			{
 				/* version 2: the creation shape counts, not the current size */
 				cf_info		a,
@@ -314,9 +314,9 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("cannot union cuckoo filters of different shapes"),
 						 errdetail("The first is %s: %u-bit fingerprints, %u tail bits, created with %u buckets for capacity " UINT64_FORMAT "; the second is %s: %u-bit fingerprints, %u tail bits, created with %u buckets for capacity " UINT64_FORMAT ".",
-								   a.expansion ? "growing" : (a.version >= CF_VERSION_2 ? "fixed, rotated" : "fixed"),
+								   a.expansion ? "growing" : ((a.caps & CF_CAP_GENERATIONS) ? "fixed, rotated" : "fixed"),
 								   cf->f, a.tail_bits, a.initial_buckets, cf_capacity(cf),
-								   o.expansion ? "growing" : (o.version >= CF_VERSION_2 ? "fixed, rotated" : "fixed"),
+								   o.expansion ? "growing" : ((o.caps & CF_CAP_GENERATIONS) ? "fixed, rotated" : "fixed"),
 								   other->f, o.tail_bits, o.initial_buckets, cf_capacity(other)),
 						 errhint("Filters made by cuckoo_create or cuckoo_agg(value, capacity, fpr [, expansion]) with the same arguments have the same shape, however far they have grown.")));
 			}
@@ -372,7 +372,7 @@ filter_union_into(cf_filter *dst, const cf_filter *src, FilterGrowMode mode)
 double
 filter_load(const cf_filter *cf, const cf_info *info)
 {
-	uint64		entries = info->version >= CF_VERSION_2 ? info->entries : cf_items(cf);
+	uint64		entries = (info->caps & CF_CAP_GENERATIONS) ? info->entries : cf_items(cf);
 
 	return (double) (entries - (cf_victim_used(cf) ? 1 : 0)) / ((double) cf->m * cf->b);
 }
@@ -406,7 +406,7 @@ filter_growth_rounds(const cf_info *info)
 	uint64		init = info->initial_buckets;
 	int			k0 = 0;
 
-	if (info->version < CF_VERSION_2 || info->c == 0)
+	if (!(info->caps & CF_CAP_GROWS) || info->c == 0)
 		return 0;
 	while (((uint64) info->c << (k0 + 1)) <= init)
 		k0++;

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 
 uint64_t	cf_v2_limit_bytes = CF_MAX_BYTES;
-cf_realloc_fn cf_realloc_hook = NULL;
 
 #define ERR(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
@@ -985,6 +984,7 @@ cf2_init(void *buf, const cf_params *p)
 void
 cf2_open(cf_filter *cf, const void *buf, size_t len)
 {
+	cf->ops = &cf_v2_ops;
 	cf->buf = (uint8_t *) buf;
 	cf->len = len;
 	cf->alloc = len;
@@ -997,7 +997,6 @@ v2_refresh(cf_filter *cf)
 {
 	const uint8_t *h = cf->buf;
 
-	cf->version = CF_VERSION_2;
 	cf->b = h[CF_V2_OFF_BUCKET_SIZE];
 	cf->f = h[CF_V2_OFF_FP_BITS];
 	cf->t = h[CF_V2_OFF_TAIL_BITS];
@@ -1033,6 +1032,9 @@ v2_refresh(cf_filter *cf)
 		probe4_setup(cf);
 #endif
 	v2_choose_lookup(cf);
+	cf->contains_many_fn = cf2_contains_many;
+	cf->insert_fn = cf2_insert;
+	cf->remove_fn = cf2_remove;
 }
 
 void
@@ -1061,19 +1063,11 @@ cf2_get_params(const cf_filter *cf, cf_params *p)
 	}
 }
 
-uint32_t
-cf_version(const cf_filter *cf)
-{
-	return cf->version == CF_VERSION_2 ? CF_VERSION_2 : CF_VERSION;
-}
-
 uint64_t
-cf_init_bytes(const cf_params *p)
+cf2_init_bytes(const cf_params *p)
 {
-	if (p->expansion == 2 || p->gen_bits > 0 || p->tail_bits > 0 || p->budget)
-		return cf2_total_bytes(p->num_buckets, p->bucket_size,
-							   p->fp_bits + p->tail_bits + p->gen_bits, p->gen_bits);
-	return cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
+	return cf2_total_bytes(p->num_buckets, p->bucket_size,
+						   p->fp_bits + p->tail_bits + p->gen_bits, p->gen_bits);
 }
 
 bool
@@ -1112,7 +1106,7 @@ cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 		split_buckets(m, &c, &k0);
 		p->tail_bits = (uint32_t) cf_budget_tail(c, k0, p->fp_bits, 0);
 	}
-	return cf_check_params(p, err, errlen);
+	return cf2_check_params(p, err, errlen);
 }
 
 /* ------------------------------------------------------------------------
@@ -1146,10 +1140,6 @@ cf2_check_header(const void *buf, size_t len, char *err, size_t errlen)
 
 	if (len < CF_V2_HEADER_SIZE)
 		ERR("%zu bytes is shorter than the %d-byte version-2 header", len, CF_V2_HEADER_SIZE);
-	if (!cf_check_magic(rd32(h + CF_V2_OFF_MAGIC), err, errlen))
-		return false;
-	if (h[CF_V2_OFF_VERSION] != CF_VERSION_2)
-		ERR("format version %u is not supported", h[CF_V2_OFF_VERSION]);
 	flags = h[CF_V2_OFF_FLAGS];
 	if (flags & ~CF_V2_FLAGS_KNOWN)
 		ERR("unknown flag bits 0x%02x", flags & ~CF_V2_FLAGS_KNOWN);
@@ -1937,36 +1927,30 @@ static void
 v2_choose_lookup(cf_filter *cf)
 {
 	if (shape_w15(cf))
-		cf->v2_contains = contains2_w15;
+		cf->contains_fn = contains2_w15;
 	else if (cf->b == 4 && cf->w <= 16 && cf->lo_ones != 0)
-		cf->v2_contains = contains2_w16;
+		cf->contains_fn = contains2_w16;
 	else if (shape_b72(cf))
-		cf->v2_contains = contains2_b72;
+		cf->contains_fn = contains2_b72;
 	else if (cf->b == 4 && cf->w <= 28 && cf->lo_ones != 0)
-		cf->v2_contains = contains2_w28;
+		cf->contains_fn = contains2_w28;
 	else
-		cf->v2_contains = contains2_any;
+		cf->contains_fn = contains2_any;
 }
 
 /* The lookup cf_open chose (v2_contains), by shape name: for the tests. */
 const char *
 cf2_lookup_name(const cf_filter *cf)
 {
-	if (cf->v2_contains == contains2_w15)
+	if (cf->contains_fn == contains2_w15)
 		return "w15";
-	if (cf->v2_contains == contains2_b72)
+	if (cf->contains_fn == contains2_b72)
 		return "b72";
-	if (cf->v2_contains == contains2_w16)
+	if (cf->contains_fn == contains2_w16)
 		return "w16";
-	if (cf->v2_contains == contains2_w28)
+	if (cf->contains_fn == contains2_w28)
 		return "w28";
 	return "any";
-}
-
-bool
-cf2_contains(const cf_filter *cf, uint64_t h)
-{
-	return cf->v2_contains(cf, h);
 }
 
 void
@@ -2173,7 +2157,7 @@ cf2_insert_if_absent(cf_filter *cf, uint64_t h)
 				vic;
 
 	if (cf->g == 0)
-		return cf2_contains(cf, h) ? CF_EXISTS : cf2_insert(cf, h);
+		return cf->contains_fn(cf, h) ? CF_EXISTS : cf2_insert(cf, h);
 	v2_parts(cf, h, &v);
 	bi[0] = locate2(cf, v.q, v.a, &r[0]);
 	bi[1] = locate2(cf, v.q2, v.a2, &r[1]);
@@ -2571,7 +2555,7 @@ cf2_union_into(cf_filter *dst, const cf_filter *src)
 	 * another default tail (or, with an address budget, another size: docs/
 	 * DESIGN.md "Unions to the size limit") union.
 	 */
-	if (src->version != CF_VERSION_2 || dst->b != src->b || dst->f != src->f ||
+	if (dst->b != src->b || dst->f != src->f ||
 		(!dst->grows && dst->t != src->t) || dst->g != src->g || dst->c != src->c ||
 		dst->grows != src->grows || cf_capacity(dst) != cf_capacity(src) ||
 		v2_cur_gen(dst) != v2_cur_gen(src) || v2_keep(dst) != v2_keep(src))
@@ -2691,7 +2675,7 @@ cf_rotate_bytes(const cf_filter *src, uint32_t keep)
 
 	if (keep < 1 || keep > CF_MAX_KEEP)
 		return 0;
-	if (src->version == CF_VERSION_2)
+	if (src->ops->caps & CF_CAP_GENERATIONS)
 	{
 		g = rotate_gen_bits(src->g, keep);
 		/* docs/FORMAT.md 13.12 rules 1 and 6: the tail gives way */
@@ -2719,11 +2703,12 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 	uint8_t    *h = dst;
 	size_t		len = cf_rotate_bytes(src, keep);
 	cf_filter	d;
-	uint32_t	g = src->version == CF_VERSION_2 ? rotate_gen_bits(src->g, keep) : rotate_gen_bits(0, keep);
+	bool		gens = (src->ops->caps & CF_CAP_GENERATIONS) != 0;
+	uint32_t	g = gens ? rotate_gen_bits(src->g, keep) : rotate_gen_bits(0, keep);
 
 	if (len == 0)
 		return;
-	if (src->version == CF_VERSION_2 && g == src->g)
+	if (gens && g == src->g)
 	{
 		memcpy(h, src->buf, len);
 		cf2_open(&d, h, len);
@@ -2736,11 +2721,11 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 	h[CF_V2_OFF_VERSION] = CF_VERSION_2;
 	h[CF_V2_OFF_BUCKET_SIZE] = (uint8_t) src->b;
 	h[CF_V2_OFF_FP_BITS] = (uint8_t) src->f;
-	h[CF_V2_OFF_FLAGS] = src->version == CF_VERSION_2 && src->grows ?
+	h[CF_V2_OFF_FLAGS] = gens && src->grows ?
 		(src->budget ? CF_FLAG_GROWS | CF_FLAG_BUDGET : CF_FLAG_GROWS) : 0;
 	wr16(h + CF_V2_OFF_KIND, cf_kind_of(src));
 	/* the tail of the result's width (13.12 rule 6: narrower with a budget) */
-	h[CF_V2_OFF_TAIL_BITS] = (uint8_t) (src->version == CF_VERSION_2 ? rotate_tail(src, g) : 0);
+	h[CF_V2_OFF_TAIL_BITS] = (uint8_t) (gens ? rotate_tail(src, g) : 0);
 	h[CF_V2_OFF_GEN_BITS] = (uint8_t) g;
 	wr32(h + CF_V2_OFF_TYPE_TAG, cf_type_tag(src));
 	wr32(h + CF_V2_OFF_NUM_BUCKETS, src->m);
@@ -2748,7 +2733,7 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 	wr64(h + CF_V2_OFF_ITEMS, cf_items(src));
 	wr64(h + CF_V2_OFF_CAPACITY, cf_capacity(src));
 	wr16(h + CF_V2_OFF_MANTISSA, (uint16_t) src->c);
-	if (src->version == CF_VERSION_2)
+	if (gens)
 	{
 		h[CF_V2_OFF_CUR_GEN] = (uint8_t) v2_cur_gen(src);
 		h[CF_V2_OFF_KEEP] = (uint8_t) v2_keep(src);
@@ -2761,7 +2746,7 @@ cf_rotate(const cf_filter *src, uint32_t keep, void *dst)
 		wr64(h + CF_V2_OFF_ENTRIES, cf_items(src));
 	}
 	cf2_open(&d, h, len);
-	if (src->version == CF_VERSION_2)
+	if (gens)
 	{
 		uint32_t	cur = v2_cur_gen(src);
 
@@ -2890,7 +2875,7 @@ cf_compact_try_bytes(const cf_filter *src, uint32_t attempt, uint32_t *m)
 	uint32_t	n;
 
 	*m = 0;
-	if (src->version != CF_VERSION_2 || (n = compact_buckets(src, attempt)) == 0)
+	if (!(src->ops->caps & CF_CAP_COMPACTS) || (n = compact_buckets(src, attempt)) == 0)
 		return 0;
 	*m = n;
 	return (size_t) cf2_total_bytes(n, src->b, compact_w(src, n), src->g);
@@ -2902,7 +2887,7 @@ cf_compact_fresh_bytes(const cf_filter *src)
 	uint64_t	n = cf_items(src),
 				m;
 
-	if (src->version != CF_VERSION_2)
+	if (!(src->ops->caps & CF_CAP_COMPACTS))
 		return 0;
 	m = (n * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * src->b - 1) /
 		((uint64_t) CF_V2_SPLIT_NUM * src->b);
@@ -2927,7 +2912,7 @@ cf_compact_try_into(const cf_filter *src, uint32_t m, void *dst, size_t len)
 	cf_filter	d;
 	uint8_t    *h = dst;
 
-	if (src->version != CF_VERSION_2 || m < src->c || m > src->m ||
+	if (!(src->ops->caps & CF_CAP_COMPACTS) || m < src->c || m > src->m ||
 		len != cf2_total_bytes(m, src->b, compact_w(src, m), src->g))
 		return CF_SHAPE_MISMATCH;
 	memcpy(h, src->buf, src->hdr);
@@ -2960,7 +2945,7 @@ cf_compact_into(const cf_filter *src, void *dst, size_t len)
 {
 	uint32_t	m;
 
-	if (src->version != CF_VERSION_2 || len != cf_compact_try_bytes(src, 0, &m))
+	if (!(src->ops->caps & CF_CAP_COMPACTS) || len != cf_compact_try_bytes(src, 0, &m))
 		return CF_SHAPE_MISMATCH;
 	return cf_compact_try_into(src, m, dst, len);
 }
@@ -2970,21 +2955,8 @@ cf_compact_into(const cf_filter *src, void *dst, size_t len)
  * ------------------------------------------------------------------------ */
 
 void
-cf_get_info(const cf_filter *cf, cf_info *out)
+cf2_get_info(const cf_filter *cf, cf_info *out)
 {
-	memset(out, 0, sizeof *out);
-	if (cf->version != CF_VERSION_2)
-	{
-		out->version = CF_VERSION;
-		out->c = cf->c;
-		out->k = cf->k;
-		out->initial_buckets = cf->m;
-		out->entries = cf_items(cf);
-		out->generations = 1;
-		out->gen_items[0] = cf_items(cf);
-		return;
-	}
-	out->version = CF_VERSION_2;
 	out->expansion = cf->grows ? 2 : 0;
 	out->addr_budget = cf->budget ? cf->abits : 0;
 	out->tail_bits = cf->t;
@@ -3006,3 +2978,84 @@ cf_get_info(const cf_filter *cf, cf_info *out)
 	for (uint32_t age = 0; age < out->generations; age++)
 		out->gen_items[age] = rd64(gi_at(cf, (out->cur_gen - age) & cf->gmask));
 }
+
+/* Bytes of the header with the per-generation counts, given its first n
+ * (n >= CF_V2_HEADER_SIZE or the whole filter); 0 if g is out of range. */
+static uint64_t
+cf2_header_bytes(const uint8_t *prefix, size_t n)
+{
+	uint32_t	g;
+
+	if (n < CF_V2_HEADER_SIZE)
+		return 0;
+	g = prefix[CF_V2_OFF_GEN_BITS];
+	if (g > CF_V2_MAX_GEN_BITS)
+		return 0;
+	return CF_V2_HEADER_SIZE + (g ? (UINT64_C(8) << g) : 0);
+}
+
+/* Bucket of address (q, a), as locate2. */
+static uint32_t
+slice_bucket(const cf_filter *cf, uint32_t q, uint32_t a)
+{
+	uint32_t	i0 = (a & cf->rmask) * cf->c + q;
+
+	if (i0 < cf->split && ((a >> cf->k) & 1))
+		i0 += cf->base;
+	return i0;
+}
+
+/* The two candidate buckets of h (cf_slice.c), from the value's parts as
+ * v2_parts computes them. */
+static void
+cf2_buckets(const cf_filter *cf, uint64_t h, uint32_t *i1, uint32_t *i2)
+{
+	uint32_t	fp = 1 + fastrange32((uint32_t) h, cf->fp_range);
+	uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), cf->c);
+	uint32_t	addr = (uint32_t) (h >> 32);
+	uint64_t	hf = fp_hash(fp);
+	uint32_t	hq = fastrange32((uint32_t) hf, cf->c);
+	uint32_t	q2 = hq >= q ? hq - q : hq + cf->c - q;
+	uint32_t	a2 = addr ^ (uint32_t) (hf >> 32);
+
+	*i1 = slice_bucket(cf, q, addr);
+	*i2 = slice_bucket(cf, q2, a2);
+}
+
+/* cf_insert_if_absent of h[0 .. n-1] in order (cf_insert_if_absent_many). */
+static size_t
+cf2_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st)
+{
+	for (size_t j = 0; j < n; j++)
+	{
+		cf_status	s = cf2_insert_if_absent(cf, h[j]);
+
+		if (s != CF_OK && s != CF_OK_STASHED && s != CF_EXISTS)
+		{
+			*st = s;
+			return j;
+		}
+	}
+	*st = CF_OK;
+	return n;
+}
+
+const cf_ops cf_v2_ops = {
+	.version = CF_VERSION_2,
+	.caps = CF_CAP_GROWS | CF_CAP_GENERATIONS | CF_CAP_COMPACTS | CF_CAP_CREATION_SHAPE,
+	.check_params = cf2_check_params,
+	.init_bytes = cf2_init_bytes,
+	.init = cf2_init,
+	.check_header = cf2_check_header,
+	.validate = cf2_validate,
+	.header_bytes = cf2_header_bytes,
+	.open = cf2_open,
+	.get_params = cf2_get_params,
+	.get_info = cf2_get_info,
+	.insert_if_absent = cf2_insert_if_absent,
+	.insert_many = cf2_insert_many,
+	.insert_if_absent_many = cf2_insert_if_absent_many,
+	.count = cf2_count,
+	.buckets = cf2_buckets,
+	.union_into = cf2_union_into,
+};
