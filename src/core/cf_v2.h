@@ -319,13 +319,13 @@ extern void cf2_get_params(const cf_filter *cf, cf_params *p) CF_HIDDEN;
 extern void cf2_get_info(const cf_filter *cf, cf_info *out) CF_HIDDEN;
 extern uint64_t cf2_total_bytes(uint64_t m, uint32_t b, uint32_t w, uint32_t g) CF_HIDDEN;
 extern void cf2_open(cf_filter *cf, const void *buf, size_t len) CF_HIDDEN;
+extern void v2_set_geometry(cf_filter *cf) CF_HIDDEN;
 extern void v2_refresh(cf_filter *cf) CF_HIDDEN;
 
 /* cf_v2_grow.c */
 /* The largest value a growing filter may reach (CF_MAX_BYTES; tests lower it). */
 extern uint64_t cf_v2_limit_bytes;
 extern bool v2_reserve(cf_filter *cf, uint64_t need) CF_HIDDEN;
-extern void v2_set_geometry(cf_filter *cf) CF_HIDDEN;
 extern bool v2_split(cf_filter *cf, uint32_t *copies) CF_HIDDEN;
 extern uint64_t v2_max_buckets(const cf_filter *cf) CF_HIDDEN;
 extern bool v2_grow_splits(cf_filter *cf, uint64_t extra) CF_HIDDEN;
@@ -335,7 +335,7 @@ extern void v2_relieve(cf_filter *cf) CF_HIDDEN;
 extern bool cf2_check_header(const void *buf, size_t len, char *err, size_t errlen) CF_HIDDEN;
 extern bool cf2_validate(const void *buf, size_t len, char *err, size_t errlen) CF_HIDDEN;
 
-/* cf_v2_table.c */
+/* cf_v2_store.c */
 extern void v2_item_added(cf_filter *cf, uint32_t gen) CF_HIDDEN;
 extern bool slot_alt(const cf_filter *cf, uint32_t i, uint32_t e, uint32_t *j, uint32_t *e2) CF_HIDDEN;
 extern bool place2(cf_filter *cf, uint32_t i, uint32_t e) CF_HIDDEN;
@@ -344,6 +344,8 @@ extern bool v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed) CF_HI
 extern bool v2_store_journal(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr) CF_HIDDEN;
 extern void victim_try_direct(cf_filter *cf) CF_HIDDEN;
 extern void victim_retry(cf_filter *cf) CF_HIDDEN;
+
+/* cf_v2_table.c */
 extern cf_status cf2_insert(cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern size_t cf2_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st) CF_HIDDEN;
 extern uint32_t cf2_count(const cf_filter *cf, uint64_t h) CF_HIDDEN;
@@ -363,18 +365,5 @@ extern void cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, 
 
 /* cf_v2_union.c */
 extern cf_status cf2_union_into(cf_filter *dst, const cf_filter *src) CF_HIDDEN;
-
-/*
- * Splits buckets until `extra` more entries keep the load at CF_V2_LOAD (or
- * the size limit stops it); the splits themselves are v2_grow_splits
- * (cf_v2_grow.c), the test before them is inline in every insert.
- */
-static inline bool
-v2_grow(cf_filter *cf, uint64_t extra)
-{
-	if (!cf->grows || !v2_over_load(cf, extra))
-		return true;
-	return v2_grow_splits(cf, extra);
-}
 
 #endif							/* CF_V2_H */

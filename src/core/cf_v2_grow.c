@@ -37,20 +37,6 @@ v2_reserve(cf_filter *cf, uint64_t need)
 	return true;
 }
 
-void
-v2_set_geometry(cf_filter *cf)
-{
-	uint32_t	k = 0;
-
-	while (((uint64_t) cf->c << (k + 1)) <= cf->m)
-		k++;
-	cf->k = k;
-	cf->base = cf->c << k;
-	cf->split = cf->m - cf->base;
-	cf->rmask = mask32(k);
-	cf->v2_base_bits = (uint64_t) cf->base * cf->b * cf->w;
-}
-
 /* The split forms of entry e of bucket p (being split into p and p + base):
  * one entry with one spare bit fewer, or (no spare bit left) two copies. */
 static uint32_t
@@ -274,9 +260,11 @@ v2_max_buckets(const cf_filter *cf)
 }
 
 /*
- * Splits buckets until `extra` more entries keep the load at CF_V2_LOAD (or
- * the size limit stops it).  The memory for that is requested once, before
- * anything changes: false when the hook refused it (filter unchanged).
+ * Splits buckets of a growing filter over the load (v2_over_load, which its
+ * callers test first) until `extra` more entries keep the load at CF_V2_LOAD
+ * (or the size limit stops it).  The memory for that is requested once,
+ * before anything changes: false when the hook refused it (filter
+ * unchanged).
  */
 bool
 v2_grow_splits(cf_filter *cf, uint64_t extra)

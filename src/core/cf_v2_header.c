@@ -125,6 +125,21 @@ cf2_open(cf_filter *cf, const void *buf, size_t len)
 	v2_refresh(cf);
 }
 
+/* k, base, split and the masks that follow from m and c. */
+void
+v2_set_geometry(cf_filter *cf)
+{
+	uint32_t	k = 0;
+
+	while (((uint64_t) cf->c << (k + 1)) <= cf->m)
+		k++;
+	cf->k = k;
+	cf->base = cf->c << k;
+	cf->split = cf->m - cf->base;
+	cf->rmask = mask32(k);
+	cf->v2_base_bits = (uint64_t) cf->base * cf->b * cf->w;
+}
+
 /* The view's fields from the header at cf->buf (cf2_open; after a narrowing). */
 void
 v2_refresh(cf_filter *cf)
