@@ -13,9 +13,10 @@ trap 'rm -rf "$tmp"' EXIT
 cp -r "$top/src/core" "$tmp/core"
 sed -i 's/^#define CF_V2_MAX_TAIL_BITS\t15/#define CF_V2_MAX_TAIL_BITS\t26/' "$tmp/core/cf_format.h"
 grep -q 'CF_V2_MAX_TAIL_BITS.26' "$tmp/core/cf_format.h"
-sed -i 's/^uint64_t\tcf_v2_limit_bytes = CF_MAX_BYTES;/&\nuint32_t\tproto_addr_bits = CF_V2_ADDR_BITS;/' "$tmp/core/cf_v2.c"
-sed -i 's/make_slot(cf, v.fp, v.a\(2\{0,1\}\), CF_V2_ADDR_BITS, /make_slot(cf, v.fp, v.a\1, proto_addr_bits, /' "$tmp/core/cf_v2.c"
-test "$(grep -c proto_addr_bits "$tmp/core/cf_v2.c")" = 3
+sed -i 's/^uint64_t\tcf_v2_limit_bytes = CF_MAX_BYTES;/&\nuint32_t\tproto_addr_bits = CF_V2_ADDR_BITS;/' "$tmp/core/cf_v2_grow.c"
+sed -i 's/^extern uint64_t cf_v2_limit_bytes;/&\nextern uint32_t proto_addr_bits;/' "$tmp/core/cf_v2.h"
+sed -i 's/make_slot(cf, v.fp, v.a\(2\{0,1\}\), CF_V2_ADDR_BITS, /make_slot(cf, v.fp, v.a\1, proto_addr_bits, /' "$tmp/core/cf_v2_table.c"
+test "$(cat "$tmp/core/cf_v2_grow.c" "$tmp/core/cf_v2_table.c" | grep -c proto_addr_bits)" = 3
 ${CC:-cc} -O2 -std=c99 -I"$tmp/core" -o "$tmp/union_proto" "$here/union_proto.c" "$tmp"/core/*.c -lm
 what=${1:-all}
 hdr='| t | A | parts | merged | items / distinct | bytes | bits/item | fpr | fpr of one part | false negatives | cf_validate |

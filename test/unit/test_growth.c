@@ -1319,7 +1319,7 @@ done:
 }
 
 /*
- * The two lookups of the default growing shapes (cf_v2.c: contains2_w15,
+ * The two lookups of the default growing shapes (cf_v2_lookup.c: contains2_w15,
  * fingerprint and tail of every slot tested at once, for one-word buckets
  * such as target 0.01's f 6 t 9; contains2_b72, one fingerprint word and
  * one tail test per lookup, for byte-aligned 72-bit buckets such as target
