@@ -326,9 +326,8 @@ extern void v2_refresh(cf_filter *cf) CF_HIDDEN;
 /* The largest value a growing filter may reach (CF_MAX_BYTES; tests lower it). */
 extern uint64_t cf_v2_limit_bytes;
 extern bool v2_reserve(cf_filter *cf, uint64_t need) CF_HIDDEN;
-extern bool v2_split(cf_filter *cf, uint32_t *copies) CF_HIDDEN;
 extern uint64_t v2_max_buckets(const cf_filter *cf) CF_HIDDEN;
-extern bool v2_grow_splits(cf_filter *cf, uint64_t extra) CF_HIDDEN;
+extern bool v2_grow(cf_filter *cf, uint64_t extra) CF_HIDDEN;
 extern void v2_relieve(cf_filter *cf) CF_HIDDEN;
 
 /* cf_v2_validate.c */
@@ -338,8 +337,8 @@ extern bool cf2_validate(const void *buf, size_t len, char *err, size_t errlen) 
 /* cf_v2_store.c */
 extern void v2_item_added(cf_filter *cf, uint32_t gen) CF_HIDDEN;
 extern bool slot_alt(const cf_filter *cf, uint32_t i, uint32_t e, uint32_t *j, uint32_t *e2) CF_HIDDEN;
-extern bool place2(cf_filter *cf, uint32_t i, uint32_t e) CF_HIDDEN;
-extern void jr_undo(cf_filter *cf, const v2_journal *jr) CF_HIDDEN;
+extern bool v2_place(cf_filter *cf, uint32_t i, uint32_t e) CF_HIDDEN;
+extern void v2_journal_undo(cf_filter *cf, const v2_journal *jr) CF_HIDDEN;
 extern bool v2_store(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed) CF_HIDDEN;
 extern bool v2_store_journal(cf_filter *cf, uint32_t i, uint32_t e, uint64_t seed, v2_journal *jr) CF_HIDDEN;
 extern void victim_try_direct(cf_filter *cf) CF_HIDDEN;
@@ -358,7 +357,7 @@ extern size_t cf2_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t
 /* the lookup cf2_open chose, by shape name: for the tests */
 extern const char *cf2_lookup_name(const cf_filter *cf) CF_HIDDEN;
 #if defined(__SIZEOF_INT128__)
-extern void probe4_setup(cf_filter *cf) CF_HIDDEN;
+extern void v2_probe4_setup(cf_filter *cf) CF_HIDDEN;
 #endif
 extern void v2_choose_lookup(cf_filter *cf) CF_HIDDEN;
 extern void cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out) CF_HIDDEN;

@@ -113,7 +113,7 @@ v2_narrow(cf_filter *cf)
  * kept: it and every entry of its bucket know no spare bit, so both halves
  * would be full and need the victim slot twice.
  */
-bool
+static bool
 v2_split(cf_filter *cf, uint32_t *copies)
 {
 	uint64_t	newlen = cf2_total_bytes((uint64_t) cf->m + 1, cf->b, cf->w, cf->g);
@@ -173,7 +173,7 @@ v2_split(cf_filter *cf, uint32_t *copies)
 		n = split_forms(cf, old[x], p, j, bk, fm);
 		for (uint32_t y = 0; y < n; y++)
 		{
-			bool		ok CF_UNUSED = place2(cf, bk[y], fm[y]);
+			bool		ok CF_UNUSED = v2_place(cf, bk[y], fm[y]);
 
 			CF_ASSERT(ok);
 		}
@@ -197,7 +197,7 @@ v2_split(cf_filter *cf, uint32_t *copies)
 			v2_add_entries(cf, 1);
 		/* the forms that fit first; then the walks */
 		for (uint32_t y = 0; y < n; y++)
-			if (!place2(cf, bk[y], fm[y]))
+			if (!v2_place(cf, bk[y], fm[y]))
 				left[nl++] = y;
 		if (nl == 1)
 			(void) v2_store(cf, bk[left[0]], fm[left[0]], v2_entries(cf));
@@ -217,11 +217,11 @@ v2_split(cf_filter *cf, uint32_t *copies)
 			jr.n = 0;
 			if (v2_store_journal(cf, bk[0], fm[0], v2_entries(cf), &jr))
 				(void) v2_store(cf, bk[1], fm[1], v2_entries(cf) ^ 1);
-			else if (!place2(cf, bk[1], fm[1]) &&
-					 !(slot_alt(cf, bk[1], fm[1], &j2, &e2) && place2(cf, j2, e2)))
+			else if (!v2_place(cf, bk[1], fm[1]) &&
+					 !(slot_alt(cf, bk[1], fm[1], &j2, &e2) && v2_place(cf, j2, e2)))
 			{
 				clear_victim(cf);
-				jr_undo(cf, &jr);
+				v2_journal_undo(cf, &jr);
 				for (uint32_t x = 0; x < cf->b; x++)
 				{
 					wr_slot(cf, p, x, old[x]);
@@ -267,7 +267,7 @@ v2_max_buckets(const cf_filter *cf)
  * unchanged).
  */
 bool
-v2_grow_splits(cf_filter *cf, uint64_t extra)
+v2_grow(cf_filter *cf, uint64_t extra)
 {
 	uint64_t	want,
 				mmax;

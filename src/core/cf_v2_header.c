@@ -178,7 +178,7 @@ v2_refresh(cf_filter *cf)
 	cf->v2_tone = cf->v2_fpt = cf->v2_tails = cf->v2_carry = 0;
 #if defined(__SIZEOF_INT128__)
 	if (cf->f >= CF_MIN_FP_BITS && cf->f <= 32)
-		probe4_setup(cf);
+		v2_probe4_setup(cf);
 #endif
 	v2_choose_lookup(cf);
 	cf->contains_many_fn = cf2_contains_many;

@@ -45,7 +45,7 @@ u128_put(uint64_t *x, cf_u128 v)
 }
 
 void
-probe4_setup(cf_filter *cf)
+v2_probe4_setup(cf_filter *cf)
 {
 	cf_u128		ones = 0;
 

@@ -52,7 +52,7 @@ slot_alt(const cf_filter *cf, uint32_t i, uint32_t e, uint32_t *j, uint32_t *e2)
 }
 
 bool
-place2(cf_filter *cf, uint32_t i, uint32_t e)
+v2_place(cf_filter *cf, uint32_t i, uint32_t e)
 {
 	for (uint32_t j = 0; j < cf->b; j++)
 	{
@@ -93,7 +93,7 @@ place2_j(cf_filter *cf, uint32_t i, uint32_t e, v2_journal *jr)
 
 /* Takes back the writes of a journal, the last first. */
 void
-jr_undo(cf_filter *cf, const v2_journal *jr)
+v2_journal_undo(cf_filter *cf, const v2_journal *jr)
 {
 	for (uint32_t x = jr->n; x-- > 0;)
 		wr_slot(cf, jr->bucket[x], jr->slot[x], jr->old[x]);
@@ -174,7 +174,7 @@ victim_try_direct(cf_filter *cf)
 
 	if (!v2_victim(cf, &vb, &ve))
 		return;
-	if (place2(cf, vb, ve) || (slot_alt(cf, vb, ve, &j, &e2) && place2(cf, j, e2)))
+	if (v2_place(cf, vb, ve) || (slot_alt(cf, vb, ve, &j, &e2) && v2_place(cf, j, e2)))
 		clear_victim(cf);
 }
 

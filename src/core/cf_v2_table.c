@@ -73,7 +73,7 @@ cf2_insert(cf_filter *cf, uint64_t h)
 				gen;
 	bool		placed;
 
-	if (cf->grows && v2_over_load(cf, 1) && !v2_grow_splits(cf, 1))
+	if (cf->grows && v2_over_load(cf, 1) && !v2_grow(cf, 1))
 		return CF_FULL;
 	v2_parts(cf, h, &v);
 	i1 = locate2(cf, v.q, v.a, &r1);
@@ -81,7 +81,7 @@ cf2_insert(cf_filter *cf, uint64_t h)
 	gen = v2_cur_gen(cf);
 	e1 = make_slot(cf, v.fp, v.a, cf->abits, r1, gen);
 	e2 = make_slot(cf, v.fp, v.a2, cf->abits, r2, gen);
-	if (place2(cf, i1, e1) || (i2 != i1 && place2(cf, i2, e2)))
+	if (v2_place(cf, i1, e1) || (i2 != i1 && v2_place(cf, i2, e2)))
 	{
 		v2_add_entries(cf, 1);
 		v2_item_added(cf, gen);

@@ -178,7 +178,7 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 	}
 	for (uint32_t t0 = dst->t; have < n; have++)
 	{
-		if (dst->grows && v2_over_load(dst, 1) && !v2_grow_splits(dst, 1))
+		if (dst->grows && v2_over_load(dst, 1) && !v2_grow(dst, 1))
 			return false;
 		if (i >= dst->m || bucket_res(dst, i) != res || dst->t != t0)
 		{
@@ -188,14 +188,14 @@ rehome(cf_filter *dst, uint32_t fp, uint32_t a, uint32_t L, uint32_t gen, uint32
 		v2_add_entries(dst, 1);
 		if (first)
 			(*added)++;
-		if (!place2(dst, i, e))
+		if (!v2_place(dst, i, e))
 		{
 			if (victim_in_use(dst))
 			{
 				uint32_t	j,
 							e2;
 
-				if (!(slot_alt(dst, i, e, &j, &e2) && place2(dst, j, e2)))
+				if (!(slot_alt(dst, i, e, &j, &e2) && v2_place(dst, j, e2)))
 				{
 					v2_add_entries(dst, -1);
 					if (first)
