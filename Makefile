@@ -2,9 +2,13 @@
 EXTENSION = cuckoo
 MODULE_big = cuckoo
 # the plain-C core (src/core/, no PostgreSQL header), then the fmgr glue
-CORE_OBJS = src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
-       src/core/cf_union.o src/core/cf_sizing.o src/core/cf_semisort.o \
-       src/core/cf_base64.o src/core/cf_v2.o src/core/cf_build.o \
+CORE_OBJS = src/core/cf_api.o src/core/cf_checks.o \
+       src/core/cf_header.o src/core/cf_validate.o src/core/cf_table.o \
+       src/core/cf_shape.o src/core/cf_build.o src/core/cf_union.o \
+       src/core/cf_v2_header.o src/core/cf_v2_grow.o src/core/cf_v2_validate.o \
+       src/core/cf_v2_store.o src/core/cf_v2_table.o src/core/cf_v2_lookup.o \
+       src/core/cf_v2_union.o src/core/cf_v2_rotate.o \
+       src/core/cf_sizing.o src/core/cf_semisort.o src/core/cf_base64.o \
        src/core/cf_slice.o src/core/cf_store.o
 OBJS = $(CORE_OBJS) src/cuckoo_module.o src/cuckoo_alloc.o src/cuckoo_growth.o \
        src/cuckoo_error.o src/cuckoo_plan.o src/cuckoo_hash.o src/cuckoo_arg.o \

@@ -44,7 +44,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 		case CF_EXISTS:
 			return;
 		case CF_FULL:
-			if (other != NULL && cf_version(cf) >= CF_VERSION_2)
+			if (other != NULL && (cf_caps(cf) & CF_CAP_GROWS))
 			{
 				cf_info		info;
 
@@ -91,7 +91,7 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 			break;
 		case CF_SHAPE_MISMATCH:
 			Assert(other != NULL);
-			if (cf_version(cf) >= CF_VERSION_2 || cf_version(other) >= CF_VERSION_2)
+			if ((cf_caps(cf) | cf_caps(other)) & CF_CAP_CREATION_SHAPE)
 			{
 				/* version 2: the creation shape counts, not the current size */
 				cf_info		a,
@@ -117,9 +117,9 @@ filter_report_status(cf_status st, const cf_filter *cf, const cf_filter *other)
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("cannot union cuckoo filters of different shapes"),
 						 errdetail("The first is %s: %u-bit fingerprints, %u tail bits, created with %u buckets for capacity " UINT64_FORMAT "; the second is %s: %u-bit fingerprints, %u tail bits, created with %u buckets for capacity " UINT64_FORMAT ".",
-								   a.expansion ? "growing" : (a.version >= CF_VERSION_2 ? "fixed, rotated" : "fixed"),
+								   a.expansion ? "growing" : ((a.caps & CF_CAP_GENERATIONS) ? "fixed, rotated" : "fixed"),
 								   cf->f, a.tail_bits, a.initial_buckets, cf_capacity(cf),
-								   o.expansion ? "growing" : (o.version >= CF_VERSION_2 ? "fixed, rotated" : "fixed"),
+								   o.expansion ? "growing" : ((o.caps & CF_CAP_GENERATIONS) ? "fixed, rotated" : "fixed"),
 								   other->f, o.tail_bits, o.initial_buckets, cf_capacity(other)),
 						 errhint("Filters made by cuckoo_create or cuckoo_agg(value, capacity, fpr [, expansion]) with the same arguments have the same shape, however far they have grown.")));
 			}

@@ -307,7 +307,7 @@ cuckoo_shrink(PG_FUNCTION_ARGS)
 	uint32		m;
 
 	filter_open(&cf, v);
-	if (cf_version(&cf) >= CF_VERSION_2)
+	if (cf_caps(&cf) & CF_CAP_COMPACTS)
 	{
 		size_t		fresh = cf_compact_fresh_bytes(&cf);
 		cf_info		info;

@@ -22,7 +22,7 @@
 double
 filter_load(const cf_filter *cf, const cf_info *info)
 {
-	uint64		entries = info->version >= CF_VERSION_2 ? info->entries : cf_items(cf);
+	uint64		entries = (info->caps & CF_CAP_GENERATIONS) ? info->entries : cf_items(cf);
 
 	return (double) (entries - (cf_victim_used(cf) ? 1 : 0)) / ((double) cf->m * cf->b);
 }
@@ -56,7 +56,7 @@ filter_growth_rounds(const cf_info *info)
 	uint64		init = info->initial_buckets;
 	int			k0 = 0;
 
-	if (info->version < CF_VERSION_2 || info->c == 0)
+	if (!(info->caps & CF_CAP_GROWS) || info->c == 0)
 		return 0;
 	while (((uint64) info->c << (k0 + 1)) <= init)
 		k0++;

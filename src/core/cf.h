@@ -12,11 +12,13 @@
  * A cf_filter is a small view over such a buffer with the derived
  * quantities precomputed.
  *
- * Files: cf_header.c (construction, views, header fields), cf_validate.c
- * (checks of untrusted bytes), cf_table.c (the item operations),
- * cf_union.c (union, shrink, rehash), cf_sizing.c, cf_semisort.c,
- * cf_base64.c; cf_internal.h holds the inline helpers they share, cf_table.h
- * what cf_table.c lends cf_union.c.
+ * Files (docs/DESIGN.md, "Layers"): cf_api.c, the entry points that do not
+ * depend on the format, chooses each filter's format once (cf_ops.h: a table
+ * of operations per format); format 1 is cf_header.c, cf_validate.c,
+ * cf_table.c, cf_shape.c, cf_build.c and cf_union.c (private header
+ * cf_v1.h), format 2 the cf_v2_*.c files (cf_v2.h); cf_checks.c, cf_sizing.c,
+ * cf_semisort.c and cf_base64.c serve both; cf_internal.h holds the inline
+ * helpers they share; cf_slice.c and cf_store.c sit above the API.
  */
 #ifndef CF_H
 #define CF_H
@@ -70,6 +72,8 @@ typedef struct cf_params
 /* A view over a serialised filter; cheap to build, holds no allocation. */
 typedef struct cf_filter
 {
+	const struct cf_ops *ops;	/* the format's operations (cf_ops.h), set by
+								 * cf_open */
 	uint8_t    *buf;			/* header + data */
 	size_t		len;
 	uint8_t    *data;			/* buf + CF_HEADER_SIZE */
@@ -94,8 +98,9 @@ typedef struct cf_filter
 								 * load at any bit offset */
 	bool		ss_word_probe;	/* the same for a semi-sorted filter */
 	/*
-	 * The lookup, delete and insert cf_open chose for a version-1 filter's shape
-	 * (cf_table.c, "Item operations by shape"); not read for version 2.
+	 * The lookup, delete and insert cf_open chose for the filter's format and
+	 * shape (format 1: cf_shape.c; format 2: cf_v2_lookup.c, cf_v2_table.c),
+	 * set for every format: cf_contains is one indirect call.
 	 * Process-local: a view is not to be shared between processes.
 	 */
 	bool		(*contains_fn) (const struct cf_filter *cf, uint64_t h);
@@ -108,7 +113,6 @@ typedef struct cf_filter
 	uint64_t	ss_hi_bits;
 	size_t		alloc;			/* usable bytes at buf (>= len) */
 	/* version 2 (the core fills these; hosts read them only via cf_get_info) */
-	uint32_t	version;
 	uint32_t	split;			/* v2: m = c * 2^k + split */
 	uint32_t	base;			/* v2: c * 2^k */
 	uint32_t	t;				/* v2: tail bits */
@@ -127,15 +131,13 @@ typedef struct cf_filter
 				p2_low[2],
 				p2_high[2],
 				p2_mask[2];
-	/* v2 probe word (b = 4, w <= 28; cf_v2.c, word_at): the slots one 64-bit
-	 * load holds, 4 if w <= 16, else 2; lo_ones, hi_bits and bucket_mask
-	 * above are its bit 0 and bit f-1 of each slot and its bits.
-	 * v2 lookups (cf_v2.c): base * bucket_bits, and the lookup of this
-	 * filter's shape, chosen by cf_open */
+	/* v2 probe word (b = 4, w <= 28; cf_v2_lookup.c, word_at): the slots one
+	 * 64-bit load holds, 4 if w <= 16, else 2; lo_ones, hi_bits and
+	 * bucket_mask above are its bit 0 and bit f-1 of each slot and its bits.
+	 * v2 lookups (cf_v2_lookup.c): base * bucket_bits */
 	uint64_t	v2_base_bits;
-	bool		(*v2_contains) (const struct cf_filter *cf, uint64_t h);
-	/* v2, b = 4, w <= 16 (cf_v2.c, contains2_w16): bit f, the f + t low
-	 * bits, the t tail bits and bit f + t of each slot */
+	/* v2, b = 4, w <= 16 (cf_v2_lookup.c, contains2_w16): bit f, the f + t
+	 * low bits, the t tail bits and bit f + t of each slot */
 	uint64_t	v2_tone,
 				v2_fpt,
 				v2_tails,
@@ -214,8 +216,9 @@ extern cf_status cf_rehash_into(const cf_filter *src, cf_filter *dst);
  * Every operation above (insert, insert_if_absent, insert_many, contains,
  * contains_many, count, remove, union_into, validate, check_header, items,
  * victim_used, get_params, ...) accepts a version-2 filter as well and
- * dispatches inside the core; a host never needs to branch on the version
- * except to pick shrink (cf_compact_* below) and to report cf_get_info.
+ * dispatches inside the core; a host never needs to branch on the version:
+ * where it must choose (shrink: cf_compact_* below; messages), it asks
+ * cf_caps.
  *
  * Growth needs a larger buffer.  cf_filter.alloc is the number of bytes
  * usable at cf_filter.buf (cf_open sets it to len; a host that over-allocates
@@ -254,6 +257,27 @@ extern bool cf_params_growing(uint64_t capacity, double fpr, uint32_t max_kicks,
 /* 1 or 2 */
 extern uint32_t cf_version(const cf_filter *cf);
 
+/*
+ * What a filter's format can do, for a host that must choose between
+ * operations or messages (instead of comparing format versions):
+ *   CF_CAP_GROWS        the format can grow (linear hashing): cf_info's c,
+ *                       k, split and initial_buckets describe its growth
+ *   CF_CAP_GENERATIONS  the format keeps generations: cf_rotate stays in it,
+ *                       and items counts the live generations while
+ *                       cf_info.entries counts the occupied slots
+ *   CF_CAP_COMPACTS     shrinking is cf_compact_* (else cf_shrink_target
+ *                       and cf_rehash_into)
+ *   CF_CAP_CREATION_SHAPE  unions need the same creation shape (cf_info's
+ *                       initial_buckets, tail_bits, generations), not the
+ *                       same current size
+ * Format 1 has none of them, format 2 all.
+ */
+#define CF_CAP_GROWS			0x01
+#define CF_CAP_GENERATIONS		0x02
+#define CF_CAP_COMPACTS			0x04
+#define CF_CAP_CREATION_SHAPE	0x08
+extern uint32_t cf_caps(const cf_filter *cf);
+
 /* The exact length cf_init writes for p (version 1 or 2); p must pass
  * cf_check_params.  For version 1 it equals cf_total_bytes(). */
 extern uint64_t cf_init_bytes(const cf_params *p);
@@ -281,6 +305,7 @@ typedef struct cf_info
 	uint32_t	generations;	/* live generations reported in gen_items */
 	uint64_t	gen_items[256];	/* items per live generation, newest first */
 	uint32_t	addr_budget;	/* A of an address-budget filter (13.12), else 0 */
+	uint32_t	caps;			/* cf_caps */
 } cf_info;
 extern void cf_get_info(const cf_filter *cf, cf_info *out);
 

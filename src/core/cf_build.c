@@ -9,7 +9,7 @@
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_table.h"
+#include "cf_v1.h"
 
 /*
  * How far ahead the buckets of a later hash are requested: each insert costs
@@ -49,23 +49,8 @@ insert_if_absent_v1(cf_filter *cf, uint64_t h)
  * that status, or to CF_OK when all n were.
  */
 size_t
-cf_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st)
+cf1_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st)
 {
-	if (cf->version == CF_VERSION_2)
-	{
-		for (size_t j = 0; j < n; j++)
-		{
-			cf_status	s = cf_insert_if_absent(cf, h[j]);
-
-			if (s != CF_OK && s != CF_OK_STASHED && s != CF_EXISTS)
-			{
-				*st = s;
-				return j;
-			}
-		}
-		*st = CF_OK;
-		return n;
-	}
 	for (size_t j = 0; j < n && j < CF_BUILD_AHEAD; j++)
 	{
 		uint32_t	fp,

@@ -1,26 +1,25 @@
 /*
  * cf_header.c
- *     A filter's header: construction (cf_init), the view over a buffer
- *     (cf_open) and the fields a caller reads or sets.
+ *     Format 1's header: construction (cf1_init), the view over a buffer
+ *     (cf1_open) and its operations table (cf_v1_ops); and the header fields
+ *     both formats keep at the same offsets, which a caller reads or sets.
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_table.h"
-#include "cf_v2.h"
+#include "cf_v1.h"
 
-cf_interrupt_fn cf_interrupt_hook = NULL;
+static uint64_t
+cf1_init_bytes(const cf_params *p)
+{
+	return cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
+}
 
 void
-cf_init(void *buf, const cf_params *p)
+cf1_init(void *buf, const cf_params *p)
 {
 	uint8_t    *h = buf;
 	size_t		len;
 
-	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0 || p->budget)
-	{
-		cf2_init(buf, p);
-		return;
-	}
 	len = (size_t) cf_total_bytes(p->num_buckets, p->bucket_size, p->fp_bits, p->semisort);
 	memset(h, 0, len);
 	wr32(h + CF_OFF_MAGIC, CF_MAGIC);
@@ -36,26 +35,20 @@ cf_init(void *buf, const cf_params *p)
 }
 
 void
-cf_open(cf_filter *cf, const void *buf, size_t len)
+cf1_open(cf_filter *cf, const void *buf, size_t len)
 {
 	const uint8_t *h = buf;
 
 	cf_ss_init();
-	if (len > CF_OFF_VERSION && h[CF_OFF_VERSION] == CF_VERSION_2)
-	{
-		cf2_open(cf, buf, len);
-		return;
-	}
+	cf->ops = &cf_v1_ops;
 	cf->buf = (uint8_t *) buf;
 	cf->len = len;
 	cf->alloc = len;
-	cf->version = CF_VERSION;
 	cf->hdr = CF_HEADER_SIZE;
 	cf->split = 0;
 	cf->t = cf->g = 0;
 	cf->grows = false;
 	cf->v2_base_bits = 0;
-	cf->v2_contains = NULL;		/* cf_contains tests the version first */
 	cf->data = cf->buf + CF_HEADER_SIZE;
 	cf->m = rd32(h + CF_OFF_NUM_BUCKETS);
 	split_buckets(cf->m, &cf->c, &cf->k);
@@ -96,13 +89,8 @@ cf_open(cf_filter *cf, const void *buf, size_t len)
 }
 
 void
-cf_get_params(const cf_filter *cf, cf_params *p)
+cf1_get_params(const cf_filter *cf, cf_params *p)
 {
-	if (cf->version == CF_VERSION_2)
-	{
-		cf2_get_params(cf, p);
-		return;
-	}
 	p->expansion = p->tail_bits = p->gen_bits = 0;
 	p->budget = false;
 	p->num_buckets = cf->m;
@@ -115,9 +103,49 @@ cf_get_params(const cf_filter *cf, cf_params *p)
 	p->capacity = cf_capacity(cf);
 }
 
+static void
+cf1_get_info(const cf_filter *cf, cf_info *out)
+{
+	out->c = cf->c;
+	out->k = cf->k;
+	out->initial_buckets = cf->m;
+	out->entries = cf_items(cf);
+	out->generations = 1;
+	out->gen_items[0] = cf_items(cf);
+}
+
+/* Bytes of the header, given its first n (n >= CF_HEADER_SIZE). */
+static uint64_t
+cf1_header_bytes(const uint8_t *prefix, size_t n)
+{
+	(void) prefix;
+	(void) n;
+	return CF_HEADER_SIZE;
+}
+
+const cf_ops cf_v1_ops = {
+	.version = CF_VERSION,
+	.caps = 0,
+	.check_params = cf1_check_params,
+	.init_bytes = cf1_init_bytes,
+	.init = cf1_init,
+	.check_header = cf1_check_header,
+	.validate = cf1_validate,
+	.header_bytes = cf1_header_bytes,
+	.open = cf1_open,
+	.get_params = cf1_get_params,
+	.get_info = cf1_get_info,
+	.insert_if_absent = cf1_insert_if_absent,
+	.insert_many = cf1_insert_many,
+	.insert_if_absent_many = cf1_insert_if_absent_many,
+	.count = cf1_count,
+	.buckets = cf1_buckets,
+	.union_into = cf1_union_into,
+};
+
 
 /* ------------------------------------------------------------------------
- * Header accessors
+ * Header accessors (the fields both formats keep at the same offsets)
  * ------------------------------------------------------------------------ */
 
 uint64_t

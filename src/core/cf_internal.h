@@ -26,7 +26,7 @@
 #define CF_UNUSED
 #endif
 
-/* Checks both format versions share, one message each (cf_validate.c). */
+/* cf_checks.c: checks both format versions share, one message each */
 extern bool cf_check_magic(uint32_t magic, char *err, size_t errlen) CF_HIDDEN;
 extern bool cf_check_bucket_size(uint32_t b, char *err, size_t errlen) CF_HIDDEN;
 extern bool cf_check_fp_bits(uint32_t f, char *err, size_t errlen) CF_HIDDEN;
@@ -49,7 +49,7 @@ extern void cf_assert_fail(const char *cond, const char *file, int line) CF_HIDD
 	((cond) ? (void) 0 : cf_assert_fail(#cond, __FILE__, __LINE__))
 /* the O(1) header invariants after each item operation */
 #define CF_ASSERT_HEADER(cf) \
-	CF_ASSERT(cf_check_header((cf)->buf, (cf)->len, NULL, 0))
+	CF_ASSERT((cf)->ops->check_header((cf)->buf, (cf)->len, NULL, 0))
 /* the full structural check after each whole-filter operation */
 #define CF_ASSERT_VALID(cf, where) cf_assert_valid((cf), (where))
 #else

@@ -1,16 +1,16 @@
 /*
  * cf_slice.c
  *     The byte ranges a lookup reads (cf_slice.h).  The addressing is the
- *     core's: version 1 through cf_locate and cf_alt_bucket, version 2 by
- *     the same arithmetic as cf_v2.c's locate2 (linear hashing: a bucket
- *     below the split pointer uses one more address bit).  test/unit's
+ *     format's (the buckets function of its operations table: version 1
+ *     that of locate and alt_bucket, version 2 that of cf_v2's locate2,
+ *     where a bucket below the split pointer uses one more address bit).  test/unit's
  *     test_slice.c checks, for filters of every shape, that lookups over a
  *     buffer holding only the header and these ranges (the rest garbage)
  *     answer exactly as over the whole filter.
  */
 #include "cf_slice.h"
 
-#include "cf_internal.h"
+#include "cf_ops.h"
 
 /*
  * Slack around a bucket: a word probe loads 8 bytes from the byte that
@@ -23,25 +23,13 @@ uint64_t
 cf_slice_header_bytes(const void *prefix, size_t n, uint64_t len)
 {
 	const uint8_t *p = prefix;
+	const cf_ops *ops;
 	uint64_t	need;
 
-	if (n < CF_HEADER_SIZE || rd32(p + CF_OFF_MAGIC) != CF_MAGIC)
+	if (n < CF_HEADER_SIZE || rd32(p + CF_OFF_MAGIC) != CF_MAGIC ||
+		(ops = cf_ops_of_version(p[CF_OFF_VERSION])) == NULL)
 		return 0;
-	if (p[CF_OFF_VERSION] == CF_VERSION)
-		need = CF_HEADER_SIZE;
-	else if (p[CF_OFF_VERSION] == CF_VERSION_2)
-	{
-		uint32_t	g;
-
-		if (n < CF_V2_HEADER_SIZE)
-			return 0;
-		g = p[CF_V2_OFF_GEN_BITS];
-		if (g > CF_V2_MAX_GEN_BITS)
-			return 0;
-		need = CF_V2_HEADER_SIZE + (g ? (UINT64_C(8) << g) : 0);
-	}
-	else
-		return 0;
+	need = ops->header_bytes(p, n);
 	return need <= len ? need : 0;
 }
 
@@ -64,17 +52,6 @@ bucket_range(const cf_filter *cf, uint64_t bitpos)
 	return r;
 }
 
-/* Version 2: bucket of address (q, a), as cf_v2.c's locate2. */
-static uint32_t
-v2_bucket(const cf_filter *cf, uint32_t q, uint32_t a)
-{
-	uint32_t	i0 = (a & cf->rmask) * cf->c + q;
-
-	if (i0 < cf->split && ((a >> cf->k) & 1))
-		i0 += cf->base;
-	return i0;
-}
-
 int
 cf_slice_ranges(const cf_filter *cf, uint64_t h, cf_range out[2])
 {
@@ -83,27 +60,7 @@ cf_slice_ranges(const cf_filter *cf, uint64_t h, cf_range out[2])
 	cf_range	a,
 				b;
 
-	if (cf->version == CF_VERSION_2)
-	{
-		/* the value's parts, as cf_v2.c's v2_parts */
-		uint32_t	fp = 1 + fastrange32((uint32_t) h, cf->fp_range);
-		uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), cf->c);
-		uint32_t	addr = (uint32_t) (h >> 32);
-		uint64_t	hf = fp_hash(fp);
-		uint32_t	hq = fastrange32((uint32_t) hf, cf->c);
-		uint32_t	q2 = hq >= q ? hq - q : hq + cf->c - q;
-		uint32_t	a2 = addr ^ (uint32_t) (hf >> 32);
-
-		i1 = v2_bucket(cf, q, addr);
-		i2 = v2_bucket(cf, q2, a2);
-	}
-	else
-	{
-		uint32_t	fp;
-
-		cf_locate(cf, h, &fp, &i1);
-		i2 = cf_alt_bucket(cf, i1, fp);
-	}
+	cf->ops->buckets(cf, h, &i1, &i2);
 	a = bucket_range(cf, (uint64_t) i1 * cf->bucket_bits);
 	b = bucket_range(cf, (uint64_t) i2 * cf->bucket_bits);
 	if (b.off < a.off)

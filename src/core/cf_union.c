@@ -1,13 +1,12 @@
 /*
  * cf_union.c
- *     Whole-filter operations: union of two filters of one shape, and
- *     shrinking (the smallest bucket count that holds the items, and the
+ *     Format 1's whole-filter operations: union of two filters of one
+ *     shape, and shrinking (the smallest bucket count that holds the items, and the
  *     rehash into it).
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_table.h"
-#include "cf_v2.h"
+#include "cf_v1.h"
 
 #include <math.h>
 
@@ -71,15 +70,11 @@ prefetch_pairs(const cf_filter *dst, const cf_filter *src, uint32_t i)
  * dst may be left partly merged when CF_FULL is returned.
  */
 cf_status
-cf_union_into(cf_filter *dst, const cf_filter *src)
+cf1_union_into(cf_filter *dst, const cf_filter *src)
 {
 	uint16_t	dk = cf_kind_of(dst),
 				sk = cf_kind_of(src);
 
-	if (dst->version == CF_VERSION_2)
-		return cf2_union_into(dst, src);
-	if (src->version == CF_VERSION_2)
-		return CF_SHAPE_MISMATCH;
 	if (!same_shape(dst, src))
 		return CF_SHAPE_MISMATCH;
 	if (sk != CF_KIND_ANY && dk != CF_KIND_ANY &&
@@ -148,8 +143,8 @@ cf_shrink_target(const cf_filter *cf)
 	uint64_t	items = header_items(cf);
 	double		load = cf_target_load(cf->b);
 
-	if (cf->version == CF_VERSION_2)
-		return cf->m;			/* version 2: cf_compact_* */
+	if (cf->ops->caps & CF_CAP_COMPACTS)
+		return cf->m;			/* cf_compact_* */
 	for (uint32_t k = 0; k < cf->k; k++)
 	{
 		uint64_t	m = (uint64_t) cf->c << k;
@@ -168,7 +163,7 @@ cf_shrink_target(const cf_filter *cf)
 cf_status
 cf_rehash_into(const cf_filter *src, cf_filter *dst)
 {
-	if (src->version == CF_VERSION_2 || dst->version == CF_VERSION_2)
+	if ((src->ops->caps | dst->ops->caps) & CF_CAP_COMPACTS)
 		return CF_SHAPE_MISMATCH;
 	if (dst->c != src->c || dst->k > src->k || dst->b != src->b ||
 		dst->f != src->f || dst->semisort != src->semisort)

@@ -1,92 +1,23 @@
 /*
  * cf_validate.c
  *     Checks of untrusted bytes: parameters, the O(1) header checks and the
- *     full structural validation (every bucket, the padding, the item count).
- *     What passes here is safe for every other function of the core.
+ *     full structural validation (every bucket, the padding, the item count)
+ *     of a format-1 filter, after cf_api.c's checks of the length, the magic
+ *     and the version.  What passes here is safe for every other function of
+ *     the core.
  *
  * No PostgreSQL header (see cf.h).
  */
-#include "cf_v2.h"
+#include "cf_v1.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #define ERR(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
-/*
- * The checks that the version-1 and version-2 parameter and header checks
- * share (cf_check_params and cf_check_header here, cf2_check_params and
- * cf2_check_header in cf_v2.c), each with its one message: the clients
- * reproduce the messages and the order of the checks
- * (clients/vectors/invalid.json), so each caller keeps its own order and
- * only the wording lives here.
- */
 bool
-cf_check_magic(uint32_t magic, char *err, size_t errlen)
+cf1_check_params(const cf_params *p, char *err, size_t errlen)
 {
-	if (magic != CF_MAGIC)
-		ERR("wrong magic number 0x%08x", magic);
-	return true;
-}
-
-bool
-cf_check_bucket_size(uint32_t b, char *err, size_t errlen)
-{
-	if (b != 2 && b != 4 && b != 8)
-		ERR("bucket size %u is not 2, 4 or 8", b);
-	return true;
-}
-
-bool
-cf_check_fp_bits(uint32_t f, char *err, size_t errlen)
-{
-	if (f < CF_MIN_FP_BITS || f > CF_MAX_FP_BITS)
-		ERR("fingerprint size %u is outside the range %d to %d bits",
-			f, CF_MIN_FP_BITS, CF_MAX_FP_BITS);
-	return true;
-}
-
-bool
-cf_check_max_kicks(uint32_t max_kicks, char *err, size_t errlen)
-{
-	if (max_kicks > CF_MAX_KICKS_LIMIT)
-		ERR("max kicks %u is outside the range 0 to %d", max_kicks, CF_MAX_KICKS_LIMIT);
-	return true;
-}
-
-bool
-cf_check_kind_tag(uint32_t kind, uint32_t type_tag, char *err, size_t errlen)
-{
-	if (kind > CF_KIND_MAX)
-		ERR("value kind %u is unknown", kind);
-	if ((kind == CF_KIND_OTHER) != (type_tag != 0))
-		ERR("type tag %u does not match value kind %u", type_tag, kind);
-	return true;
-}
-
-bool
-cf_check_total_bytes(uint32_t m, uint64_t bytes, char *err, size_t errlen)
-{
-	if (bytes > CF_MAX_BYTES)
-		ERR("a filter of %u buckets would take %llu bytes, more than the limit of %llu",
-			m, (unsigned long long) bytes, (unsigned long long) CF_MAX_BYTES);
-	return true;
-}
-
-bool
-cf_check_length(size_t len, uint64_t want, uint32_t m, char *err, size_t errlen)
-{
-	if ((uint64_t) len != want)
-		ERR("length %zu does not match the %llu bytes that %u buckets need",
-			len, (unsigned long long) want, m);
-	return true;
-}
-
-bool
-cf_check_params(const cf_params *p, char *err, size_t errlen)
-{
-	if (p->expansion != 0 || p->gen_bits != 0 || p->tail_bits != 0 || p->budget)
-		return cf2_check_params(p, err, errlen);
 	if (!cf_check_bucket_size(p->bucket_size, err, errlen) ||
 		!cf_check_fp_bits(p->fp_bits, err, errlen))
 		return false;
@@ -113,22 +44,13 @@ cf_check_params(const cf_params *p, char *err, size_t errlen)
  * O(1); enough to make every later access stay inside the buffer.
  */
 bool
-cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
+cf1_check_header(const void *buf, size_t len, char *err, size_t errlen)
 {
 	const uint8_t *h = buf;
 	cf_params	p;
 	uint8_t		flags;
 	uint64_t	want;
 
-	if (len < CF_HEADER_SIZE)
-		ERR("%zu bytes is shorter than the %d-byte header", len, CF_HEADER_SIZE);
-	if (!cf_check_magic(rd32(h + CF_OFF_MAGIC), err, errlen))
-		return false;
-	if (h[CF_OFF_VERSION] == CF_VERSION_2)
-		return cf2_check_header(buf, len, err, errlen);
-	if (h[CF_OFF_VERSION] != CF_VERSION)
-		ERR("format version %u is not supported (this build reads versions %d and %d)",
-			h[CF_OFF_VERSION], CF_VERSION, CF_VERSION_2);
 	flags = h[CF_OFF_FLAGS];
 	if (flags & ~CF_FLAGS_KNOWN)
 		ERR("unknown flag bits 0x%02x", flags & ~CF_FLAGS_KNOWN);
@@ -143,7 +65,7 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
 	p.num_buckets = rd32(h + CF_OFF_NUM_BUCKETS);
 	p.max_kicks = rd32(h + CF_OFF_MAX_KICKS);
 	p.capacity = rd64(h + CF_OFF_CAPACITY);
-	if (!cf_check_params(&p, err, errlen))
+	if (!cf1_check_params(&p, err, errlen))
 		return false;
 	want = cf_total_bytes(p.num_buckets, p.bucket_size, p.fp_bits, p.semisort);
 	if (!cf_check_length(len, want, p.num_buckets, err, errlen))
@@ -173,18 +95,16 @@ cf_check_header(const void *buf, size_t len, char *err, size_t errlen)
  * the padding and the agreement of the item count with the table.
  */
 bool
-cf_validate(const void *buf, size_t len, char *err, size_t errlen)
+cf1_validate(const void *buf, size_t len, char *err, size_t errlen)
 {
 	cf_filter	cf;
 	uint64_t	count = 0;
 	uint64_t	used_bits;
 	uint64_t	items;
 
-	if (!cf_check_header(buf, len, err, errlen))
+	if (!cf1_check_header(buf, len, err, errlen))
 		return false;
-	if (((const uint8_t *) buf)[CF_OFF_VERSION] == CF_VERSION_2)
-		return cf2_validate(buf, len, err, errlen);
-	cf_open(&cf, buf, len);
+	cf1_open(&cf, buf, len);
 
 	for (uint32_t i = 0; i < cf.m; i++)
 	{
@@ -256,24 +176,3 @@ cf_validate(const void *buf, size_t len, char *err, size_t errlen)
 	return true;
 }
 
-#ifdef CF_DEBUG
-void
-cf_assert_fail(const char *cond, const char *file, int line)
-{
-	fprintf(stderr, "cuckoo core: assertion failed: %s (%s:%d)\n", cond, file, line);
-	abort();
-}
-#endif
-
-/* Aborts with the validator's message when cf is not a valid filter. */
-void
-cf_assert_valid(const cf_filter *cf, const char *where)
-{
-	char		err[256];
-
-	if (!cf_validate(cf->buf, cf->len, err, sizeof(err)))
-	{
-		fprintf(stderr, "cuckoo core: invalid filter after %s: %s\n", where, err);
-		abort();
-	}
-}

@@ -5,7 +5,7 @@
  *     the item hash.
  */
 #include "unit.h"
-#include "cf_table.h"			/* the generic item operations, to compare with */
+#include "cf_v1.h"			/* the generic item operations, to compare with */
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>

@@ -267,6 +267,7 @@ main(void)
 	run_build_tests();
 	run_slice_tests();
 	run_store_tests();
+	run_ops_tests();
 	fprintf(stderr, "# total %.1fs\n", now_sec() - t0);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;

@@ -1,6 +1,6 @@
 // Format version 2 (docs/FORMAT.md section 13): growing and rotating filters.
 //
-// A port of the server's core (src/core/cf_v2.c): validation as strict as
+// A port of the server's core (src/core/cf_v2_*.c): validation as strict as
 // the server's (cf2_check_header and cf2_validate: the same rules in the same
 // order, with the same wording), lookups (contains, count), info, and the
 // changing operations with the core's procedures step for step, so that the

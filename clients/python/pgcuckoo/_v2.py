@@ -1,9 +1,9 @@
 """Format version 2 (docs/FORMAT.md section 13): growing and rotating filters.
 
-Validation as strict as the server's (src/core/cf_v2.c, cf2_check_header
+Validation as strict as the server's (src/core/cf_v2_*.c, cf2_check_header
 and cf2_validate: the same rules in the same order with the same wording),
 lookups (contains, count), info, the two forms, and the changes (add,
-add_if_absent, remove, union, rotate): a port of cf_v2.c step for step
+add_if_absent, remove, union, rotate): a port of cf_v2_*.c step for step
 (growth by bucket splits with the copies of entries out of address bits,
 the kick walk and its victim, the remove rule and its generation raise,
 union's re-homing, rotation), so that a sequence of operations gives the
@@ -434,7 +434,7 @@ def _make_int_probe(flt):
 
 
 # ---------------------------------------------------------------------------
-# Changing a version-2 filter: a port of src/core/cf_v2.c (cf2_insert,
+# Changing a version-2 filter: a port of src/core/cf_v2_*.c (cf2_insert,
 # cf2_insert_if_absent, cf2_remove, cf2_union_into, cf_rotate and their
 # helpers), step for step, so that a sequence of operations gives the bytes
 # the server gives (docs/FORMAT.md 13.6 to 13.9).
@@ -472,7 +472,7 @@ class _Mut:
 
     def _item_removed(self, gen):
         """One item fewer, stored in generation gen; when that generation's
-        count is 0 the nearest younger, then older one pays (cf_v2.c)."""
+        count is 0 the nearest younger, then older one pays (cf_v2_*.c)."""
         items = self.items
         if items == 0:
             return
