@@ -15,7 +15,7 @@
  * spare address bits of its bucket beyond the bucket's resolution) and a
  * generation tag (g bits).  The design and its measurements are in
  * docs/GROWTH_RESEARCH.md; the logic follows its prototype
- * (bench/growth_proto/proto.c).
+ * (bench/growth_proto/proto.c, at commit 59c7deb).
  */
 #ifndef CF_V2_H
 #define CF_V2_H
