@@ -801,58 +801,49 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	pc->valid = true;
 }
 
-/* cuckoo_store_contains(store, value): may value be in the store? */
-PG_FUNCTION_INFO_V1(cuckoo_store_contains);
-Datum
-cuckoo_store_contains(PG_FUNCTION_ARGS)
+/*
+ * Opens store relid for probes at call site fcinfo (inside SPI): in full,
+ * starting a new cache, unless the cache holds what reading again would
+ * give; then only the relation's shape and the plans, as always.
+ */
+static void
+probe_open(FunctionCallInfo fcinfo, Store *s, Oid relid, const ValueHasher *vh)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	ValueHasher *vh = store_hasher(fcinfo, 1, false);
 	StoreCallCache *cc = store_call_cache(fcinfo);
 	ProbeCache *pc = &cc->probe;
-	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
-	Store		s;
-	int32		seg;
-	CuckooFilter *v;
-	cf_filter	cf;
-	bool		found;
 
-	/*
-	 * The cache holds what reading again would give; a value of another
-	 * family goes the whole way, which raises the error.
-	 */
-	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
-		pc->valid = false;
 	if (probe_cache_valid(pc, relid))
 	{
-		seg = (int32) cf_store_segment(h, (uint32) pc->nsegments);
-		if (pc->segs[seg] != NULL)
-			PG_RETURN_BOOL(cf_contains(pc->segs[seg], h));
-	}
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (probe_cache_valid(pc, relid))
-	{
-		/* the header as cached; the relation checked and the plans as always */
 		store_check_shape(relid, cc->filter_type);
-		s.relid = relid;
-		s.name = get_rel_name(relid);
-		s.entry = store_entry(relid, cc->filter_type);
-		s.nsegments = pc->nsegments;
+		s->relid = relid;
+		s->name = get_rel_name(relid);
+		s->entry = store_entry(relid, cc->filter_type);
+		s->nsegments = pc->nsegments;
 	}
 	else
 	{
-		store_open(&s, fcinfo, relid, vh, false, true);
-		probe_cache_reset(fcinfo, pc, &s);
+		store_open(s, fcinfo, relid, vh, false, true);
+		probe_cache_reset(fcinfo, pc, s);
 	}
-	seg = (int32) cf_store_segment(h, (uint32) s.nsegments);
-	v = store_read(&s, seg, false, false, true, false);
+}
+
+/*
+ * Reads segment seg of store s (open, inside SPI) for a probe of hash h:
+ * its view kept in the call site's cache and returned, or, when the cache
+ * cannot keep it, NULL with the answer for h in *found.
+ */
+static const cf_filter *
+probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
+				   uint64 h, bool *found)
+{
+	CuckooFilter *v = store_read(s, seg, false, false, true, false);
+	cf_filter	cf;
+	const cf_filter *kept = NULL;
+
 	if (v == NULL)
-		store_missing_segment(&s, seg);
+		store_missing_segment(s, seg);
 	filter_open(&cf, v);
 	filter_check_kind(&cf, vh);
-	found = cf_contains(&cf, h);
 	if (pc->valid && pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
 	{
 		cf_filter  *c = MemoryContextAlloc(pc->cxt, sizeof(cf_filter) + VARSIZE(v));
@@ -862,9 +853,123 @@ cuckoo_store_contains(PG_FUNCTION_ARGS)
 		cf_open(c, copy->bytes, CUCKOO_BYTES_LEN(copy));
 		pc->segs[seg] = c;
 		pc->bytes += VARSIZE(v);
+		kept = c;
+	}
+	else
+		*found = cf_contains(&cf, h);
+	SPI_freetuptable(SPI_tuptable);
+	return kept;
+}
+
+/* cuckoo_store_contains(store, value): may value be in the store? */
+PG_FUNCTION_INFO_V1(cuckoo_store_contains);
+Datum
+cuckoo_store_contains(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ValueHasher *vh = store_hasher(fcinfo, 1, false);
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	bool		found;
+
+	cuckoo_store_contains_many(fcinfo, relid, vh, &h, 1, &found);
+	PG_RETURN_BOOL(found);
+}
+
+ValueHasher *
+cuckoo_store_probe_hasher(FunctionCallInfo fcinfo)
+{
+	return store_hasher(fcinfo, 1, false);
+}
+
+void
+cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+						   const uint64 *h, int n, bool *out)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+	ProbeCache *pc = &cc->probe;
+	const cf_filter *one_cf;
+	uint64		one_h;
+	const cf_filter **cfs = &one_cf;	/* views of the lookups left */
+	uint64	   *hs = &one_h;
+	int		   *where = NULL;
+	bool	   *res;
+	int			m = 0;
+	Store		s;
+
+	if (n <= 0)
+		return;
+
+	/*
+	 * The cache holds what reading again would give; a value of another
+	 * family goes the whole way, which raises the error.
+	 */
+	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
+		pc->valid = false;
+	if (probe_cache_valid(pc, relid))
+	{
+		if (n > 1)
+			cfs = palloc(sizeof(cf_filter *) * n);
+		for (m = 0; m < n; m++)
+		{
+			cfs[m] = pc->segs[cf_store_segment(h[m], (uint32) pc->nsegments)];
+			if (cfs[m] == NULL)
+				break;
+		}
+		if (m == n)
+		{
+			/* every segment cached: the common case of a scan */
+			cf_contains_each(cfs, h, n, out);
+			if (cfs != &one_cf)
+				pfree(cfs);
+			return;
+		}
+		if (cfs != &one_cf)
+			pfree(cfs);
+		cfs = &one_cf;
+	}
+
+	/* some segment to read: in order, the errors at the first row that meets them */
+	if (n > 1)
+	{
+		cfs = palloc(sizeof(cf_filter *) * n);
+		hs = palloc(sizeof(uint64) * n);
+		where = palloc(sizeof(int) * n);
+		res = palloc(sizeof(bool) * n);
+	}
+	else
+		res = out;
+	m = 0;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	probe_open(fcinfo, &s, relid, vh);
+	for (int j = 0; j < n; j++)
+	{
+		int32		seg = (int32) cf_store_segment(h[j], (uint32) s.nsegments);
+		const cf_filter *c = pc->valid ? pc->segs[seg] : NULL;
+
+		if (c == NULL)
+			c = probe_read_segment(pc, &s, vh, seg, h[j], &out[j]);
+		if (c != NULL)
+		{
+			cfs[m] = c;
+			hs[m] = h[j];
+			if (where != NULL)
+				where[m] = j;
+			m++;
+		}
 	}
 	SPI_finish();
-	PG_RETURN_BOOL(found);
+	if (m > 0)
+		cf_contains_each(cfs, hs, m, res);
+	if (where != NULL)
+	{
+		for (int k = 0; k < m; k++)
+			out[where[k]] = res[k];
+		pfree(cfs);
+		pfree(hs);
+		pfree(where);
+		pfree(res);
+	}
 }
 
 /*

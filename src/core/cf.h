@@ -196,6 +196,10 @@ extern size_t cf_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t 
 extern bool cf_contains(const cf_filter *cf, uint64_t h);
 /* n lookups at once, with memory accesses overlapped: out[j] = contains(h[j]) */
 extern void cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out);
+/* out[j] = cf_contains(cfs[j], h[j]) for n lookups in as many views (a store's
+ * segments), with memory accesses overlapped, the views' own included */
+extern void cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n,
+							 bool *out);
 extern uint32_t cf_count(const cf_filter *cf, uint64_t h);
 extern bool cf_remove(cf_filter *cf, uint64_t h);
 

@@ -375,6 +375,31 @@ cf_contains_generic(const cf_filter *cf, uint64_t h)
 	return contains_general(cf, h);
 }
 
+/* Requests the lines of a view that a lookup reads (cf_contains_each). */
+static inline void
+prefetch_view(const cf_filter *cf)
+{
+	for (size_t off = 0; off < sizeof(cf_filter); off += 64)
+		__builtin_prefetch((const char *) cf + off, 0, 1);
+}
+
+/* Requests the two candidate buckets of h in cf (its view in the caches). */
+static inline void
+prefetch_lookup(const cf_filter *cf, uint64_t h)
+{
+	uint32_t	fp,
+				i1;
+
+	if (cf->version == CF_VERSION_2)
+	{
+		cf2_prefetch(cf, h);
+		return;
+	}
+	locate(cf, h, &fp, &i1);
+	prefetch_bucket(cf, i1);
+	prefetch_bucket(cf, alt_bucket(cf, i1, fp));
+}
+
 /*
  * Lookups of n hashes, pipelined: the buckets of lookup j + CF_BATCH_AHEAD
  * are requested while lookup j is answered, so up to 2 * CF_BATCH_AHEAD
@@ -950,6 +975,33 @@ cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 		cf2_contains_many(cf, h, n, out);
 	else
 		cf->contains_many_fn(cf, h, n, out);
+}
+
+/*
+ * Lookups of h[j] in cfs[j], each filter its own (a stored filter's
+ * segments: one key per segment in a batch is the rule), pipelined as
+ * cf_contains_many: the view of lookup j + 2 * CF_BATCH_AHEAD and the
+ * buckets of lookup j + CF_BATCH_AHEAD are requested while lookup j is
+ * answered.  The view comes first because the buckets' addresses depend on
+ * it.
+ */
+void
+cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n, bool *out)
+{
+	const size_t ahead = CF_BATCH_AHEAD;
+
+	for (size_t j = 0; j < n && j < 2 * ahead; j++)
+		prefetch_view(cfs[j]);
+	for (size_t j = 0; j < n && j < ahead; j++)
+		prefetch_lookup(cfs[j], h[j]);
+	for (size_t j = 0; j < n; j++)
+	{
+		if (j + 2 * ahead < n)
+			prefetch_view(cfs[j + 2 * ahead]);
+		if (j + ahead < n)
+			prefetch_lookup(cfs[j + ahead], h[j + ahead]);
+		out[j] = cf_contains(cfs[j], h[j]);
+	}
 }
 
 bool

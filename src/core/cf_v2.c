@@ -1992,6 +1992,18 @@ cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 	}
 }
 
+/* Requests the two candidate buckets of h (cf_contains_each's pipeline). */
+void
+cf2_prefetch(const cf_filter *cf, uint64_t h)
+{
+	v2_hash		v;
+	uint32_t	r;
+
+	v2_parts(cf, h, &v);
+	prefetch_bucket(cf, locate2(cf, v.q, v.a, &r));
+	prefetch_bucket(cf, locate2(cf, v.q2, v.a2, &r));
+}
+
 uint32_t
 cf2_count(const cf_filter *cf, uint64_t h)
 {

@@ -25,6 +25,7 @@ extern size_t cf2_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_sta
 extern bool cf2_contains(const cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern const char *cf2_lookup_name(const cf_filter *cf) CF_HIDDEN;
 extern void cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out) CF_HIDDEN;
+extern void cf2_prefetch(const cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern uint32_t cf2_count(const cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern bool cf2_remove(cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern cf_status cf2_insert_if_absent(cf_filter *cf, uint64_t h) CF_HIDDEN;
