@@ -153,6 +153,36 @@ SET cuckoo.batched_probe = off;
 SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_holes', k)$$);
 RESET cuckoo.batched_probe;
 
+-- A store of 124 segments: a scan reads the first ones one by one, then the
+-- rest in one statement (DESIGN.md); the same answers, and the same errors
+-- at the rows that meet them.
+SELECT cuckoo_store_create('ss_big', 100000);
+SELECT cuckoo_store_add_array('ss_big', ARRAY(SELECT g::bigint FROM generate_series(3, 20000, 3) g));
+SELECT segments FROM cuckoo_store_info('ss_big');
+SELECT count(*) FILTER (WHERE k % 3 = 0) AS present, count(*) <= 6598 + 200 AS few_false
+FROM ss_keys WHERE cuckoo_store_contains('ss_big', k);
+SELECT same_rows($$SELECT id FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+SELECT same_rows($$SELECT id FROM ss_keys WHERE cuckoo_store_contains('ss_big', k) LIMIT 100$$);
+BEGIN;
+DELETE FROM ss_big WHERE segment = 100;
+SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+SET LOCAL cuckoo.batched_probe = off;
+SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+ROLLBACK;
+BEGIN;
+ALTER TABLE ss_big DROP CONSTRAINT ss_big_pkey;
+INSERT INTO ss_big SELECT * FROM ss_big WHERE segment = 100;
+SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+ROLLBACK;
+-- a segment of another value type: 42804 at the row that probes it, read
+-- one by one or with the rest
+BEGIN;
+UPDATE ss_big SET f = cuckoo_add(cuckoo_create(10, expansion => 2), 'x'::text) WHERE segment IN (2, 99);
+SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+SET LOCAL cuckoo.batched_probe = off;
+SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+ROLLBACK;
+
 -- A role without SELECT on the store gets the error plain SQL gives.
 CREATE ROLE ss_reader;
 GRANT SELECT ON ss_keys TO ss_reader;
@@ -163,6 +193,20 @@ GRANT SELECT ON ss_three TO ss_reader;
 SET ROLE ss_reader;
 SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_three', k);
 RESET ROLE;
+-- row-level security: nothing kept, every probe reads as plain SQL does (the
+-- policies hide segment 7 from ss_reader)
+GRANT SELECT ON ss_big TO ss_reader;
+ALTER TABLE ss_big ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ss_all ON ss_big TO ss_reader USING (true);
+SET ROLE ss_reader;
+SELECT count(*) FILTER (WHERE k % 3 = 0) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k);
+RESET ROLE;
+DROP POLICY ss_all ON ss_big;
+CREATE POLICY ss_not7 ON ss_big TO ss_reader USING (segment <> 7);
+SET ROLE ss_reader;
+SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
+RESET ROLE;
+DROP POLICY ss_not7 ON ss_big;
 
 -- Under a parallel scan: each process reads the segments it needs.
 SET max_parallel_workers_per_gather = 2;
@@ -176,7 +220,7 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
-DROP TABLE ss_keys, ss_text, ss_loop, ss_three, ss_grown, ss_broken, ss_holes;
+DROP TABLE ss_keys, ss_text, ss_loop, ss_three, ss_grown, ss_broken, ss_holes, ss_big;
 REVOKE ALL ON SCHEMA public FROM ss_reader;
 DROP ROLE ss_reader;
 DROP FUNCTION state(text);

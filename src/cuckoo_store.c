@@ -102,8 +102,22 @@ typedef struct ProbeCache
 	cf_filter **segs;			/* [nsegments], opened copies of segments
 								 * whose kind was checked; NULL: not read yet */
 	Size		bytes;			/* held in segs */
+	char	   *arena;			/* free space of the block segments are cut from */
+	Size		arena_left;
+	int64		reads;			/* segments read one by one */
+	cf_filter **raw;			/* [nsegments] after the read of them all:
+								 * copies not opened yet (a view's room,
+								 * then the value), NULL: not read */
 	cf_filter	hcf;			/* the header row's filter (its kind) */
 } ProbeCache;
+
+/*
+ * Segments are cut from blocks of this size, each a view followed by its
+ * value, at 64-byte boundaries: allocated one by one, a segment of about
+ * 2.1 kB would take a 4 kB chunk, and a store scanned whole would then
+ * spread over twice the memory (and the CPU's caches).
+ */
+#define PROBE_ARENA_BLOCK	((Size) 1 << 20)
 
 /* A call site holds at most this many bytes of segments. */
 #define PROBE_CACHE_BYTES	((Size) 256 << 20)
@@ -798,6 +812,10 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 #endif
 	pc->nsegments = s->nsegments;
 	pc->bytes = 0;
+	pc->arena = NULL;
+	pc->arena_left = 0;
+	pc->reads = 0;
+	pc->raw = NULL;
 	pc->valid = true;
 }
 
@@ -827,6 +845,116 @@ probe_open(FunctionCallInfo fcinfo, Store *s, Oid relid, const ValueHasher *vh)
 	}
 }
 
+/* Room for a view and a copy of v in the cache (counted in pc->bytes by the caller). */
+static cf_filter *
+probe_alloc(ProbeCache *pc, CuckooFilter *v)
+{
+	Size		need = TYPEALIGN(64, sizeof(cf_filter) + VARSIZE(v));
+	cf_filter  *c;
+
+	if (need > pc->arena_left)
+	{
+		Size		block = Max(need, PROBE_ARENA_BLOCK);
+
+		pc->arena = (char *) TYPEALIGN(64, MemoryContextAlloc(pc->cxt, block + 64));
+		pc->arena_left = block;
+	}
+	c = (cf_filter *) pc->arena;
+	pc->arena += need;
+	pc->arena_left -= need;
+	return c;
+}
+
+/*
+ * After this many segments read one by one, a call site reads the rest of
+ * the store in one statement: a scan probes them all, and one read of a
+ * row costs about what a few rows of the whole read cost.
+ */
+static int64
+probe_read_all_after(int32 nsegments)
+{
+	return Max(64, nsegments / 8);
+}
+
+/*
+ * Reads every segment of store s (open, inside SPI) not in the cache yet,
+ * in one statement under the same snapshot as the reads one by one, into
+ * pc->raw, as far as the cache's budget allows.  Copies are opened (header
+ * checked, kind compared) at their first probe, so a damaged segment gives
+ * its error at the row that probes it, as when read alone.  Two rows of one
+ * segment are an error here too.
+ */
+static void
+probe_read_all(ProbeCache *pc, Store *s)
+{
+	Datum		arg = Int32GetDatum(0);
+	Portal		portal;
+	bool		full = false;
+
+	pc->raw = MemoryContextAllocExtended(pc->cxt, sizeof(cf_filter *) * (Size) pc->nsegments,
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	portal = SPI_cursor_open(NULL, s->entry->plans[PLAN_ALL], &arg, NULL, true);
+	if (portal == NULL)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(SPI_result));
+	while (!full)
+	{
+		SPI_cursor_fetch(portal, true, 256);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed && !full; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	td = SPI_tuptable->tupdesc;
+			bool		isnull;
+			int32		seg = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
+			Datum		d;
+			CuckooFilter *v;
+			cf_filter  *c;
+
+			/* rows a probe never reads are left to the probes' own reads */
+			if (isnull || seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+				continue;
+			if (pc->raw[seg] != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+								s->name, seg),
+						 errhint("A store's table keeps its primary key on segment.")));
+			d = SPI_getbinval(tup, td, 2, &isnull);
+			if (isnull)
+				continue;		/* its own read raises the error */
+			v = DatumGetCuckooFilterP(d);
+			if (pc->bytes + VARSIZE(v) > PROBE_CACHE_BYTES)
+			{
+				full = true;
+				break;
+			}
+			c = probe_alloc(pc, v);
+			memcpy(c + 1, v, VARSIZE(v));
+			pc->raw[seg] = c;
+			pc->bytes += VARSIZE(v);
+			if ((Pointer) v != DatumGetPointer(d))
+				pfree(v);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+}
+
+/* The view of segment seg from its copy in pc->raw, opened and checked now. */
+static const cf_filter *
+probe_open_raw(ProbeCache *pc, const ValueHasher *vh, int32 seg)
+{
+	cf_filter  *c = pc->raw[seg];
+
+	filter_open(c, (CuckooFilter *) (c + 1));
+	filter_check_kind(c, vh);
+	pc->segs[seg] = c;
+	return c;
+}
+
 /*
  * Reads segment seg of store s (open, inside SPI) for a probe of hash h:
  * its view kept in the call site's cache and returned, or, when the cache
@@ -846,7 +974,7 @@ probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
 	filter_check_kind(&cf, vh);
 	if (pc->valid && pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
 	{
-		cf_filter  *c = MemoryContextAlloc(pc->cxt, sizeof(cf_filter) + VARSIZE(v));
+		cf_filter  *c = probe_alloc(pc, v);
 		CuckooFilter *copy = (CuckooFilter *) (c + 1);
 
 		memcpy(copy, v, VARSIZE(v));
@@ -947,6 +1075,11 @@ cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher
 		int32		seg = (int32) cf_store_segment(h[j], (uint32) s.nsegments);
 		const cf_filter *c = pc->valid ? pc->segs[seg] : NULL;
 
+		if (c == NULL && pc->valid && pc->raw == NULL &&
+			++pc->reads > probe_read_all_after(pc->nsegments))
+			probe_read_all(pc, &s);
+		if (c == NULL && pc->valid && pc->raw != NULL && pc->raw[seg] != NULL)
+			c = probe_open_raw(pc, vh, seg);
 		if (c == NULL)
 			c = probe_read_segment(pc, &s, vh, seg, h[j], &out[j]);
 		if (c != NULL)

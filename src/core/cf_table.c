@@ -375,13 +375,23 @@ cf_contains_generic(const cf_filter *cf, uint64_t h)
 	return contains_general(cf, h);
 }
 
-/* Requests the lines of a view that a lookup reads (cf_contains_each). */
+/*
+ * Requests the lines of a view that a lookup of the common shapes reads (the
+ * first two: cf.h), for cf_contains_each.
+ */
 static inline void
 prefetch_view(const cf_filter *cf)
 {
-	for (size_t off = 0; off < sizeof(cf_filter); off += 64)
-		__builtin_prefetch((const char *) cf + off, 0, 1);
+	__builtin_prefetch((const char *) cf, 0, 1);
+	__builtin_prefetch((const char *) cf + 64, 0, 1);
 }
+
+#ifndef CF_EACH_AHEAD
+#define CF_EACH_AHEAD	8
+#endif
+#ifndef CF_EACH_VIEW_AHEAD
+#define CF_EACH_VIEW_AHEAD	16
+#endif
 
 /* Requests the two candidate buckets of h in cf (its view in the caches). */
 static inline void
@@ -390,6 +400,7 @@ prefetch_lookup(const cf_filter *cf, uint64_t h)
 	uint32_t	fp,
 				i1;
 
+	__builtin_prefetch(cf->buf, 0, 1);	/* the header: its victim flag */
 	if (cf->version == CF_VERSION_2)
 	{
 		cf2_prefetch(cf, h);
@@ -988,16 +999,17 @@ cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 void
 cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n, bool *out)
 {
-	const size_t ahead = CF_BATCH_AHEAD;
+	const size_t ahead = CF_EACH_AHEAD,
+				view_ahead = CF_EACH_VIEW_AHEAD;
 
-	for (size_t j = 0; j < n && j < 2 * ahead; j++)
+	for (size_t j = 0; j < n && j < view_ahead; j++)
 		prefetch_view(cfs[j]);
 	for (size_t j = 0; j < n && j < ahead; j++)
 		prefetch_lookup(cfs[j], h[j]);
 	for (size_t j = 0; j < n; j++)
 	{
-		if (j + 2 * ahead < n)
-			prefetch_view(cfs[j + 2 * ahead]);
+		if (j + view_ahead < n)
+			prefetch_view(cfs[j + view_ahead]);
 		if (j + ahead < n)
 			prefetch_lookup(cfs[j + ahead], h[j + ahead]);
 		out[j] = cf_contains(cfs[j], h[j]);
