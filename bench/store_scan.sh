@@ -14,7 +14,9 @@
 # made by cuckoo_agg, and a table keys of ITEMS rows (2, 4, 6, ...: half of
 # them in the filter).  Then RUNS rounds, each timing the four queries in
 # turn (before store, before value, after store, after value;
-# EXPLAIN ANALYZE, TIMING OFF, its Execution Time), after one warm-up round.
+# EXPLAIN ANALYZE, TIMING OFF, its Execution Time, and the backend's CPU
+# time over the query from /proc/self/stat: steadier than the time on a
+# shared machine), after one warm-up round.
 # Prints the medians and the ratios as a Markdown table; progress to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -87,9 +89,14 @@ ONE_Q="SELECT count(*) FROM keys WHERE cuckoo_contains((SELECT f FROM filters WH
 # first query does not load it, and the planner hook that batches the probe
 # is installed only once it is loaded (DESIGN.md, "The batched probe").
 WARM="SELECT cuckoo_store_contains('bs', 0::int8)"
-ms() {  # ms SIDE QUERY: its execution time
-  q "$1" -c "$WARM" -c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) $2" |
-    sed -n 's/^Execution Time: \([0-9.]*\) ms/\1/p'
+# the backend's CPU time (user + system, clock ticks), read by the backend
+CPU="SELECT 'cpu ' || split_part(s, ' ', 14)::int8 + split_part(s, ' ', 15)::int8
+     FROM pg_read_file('/proc/self/stat') s"
+TICK=$(getconf CLK_TCK)
+ms() {  # ms SIDE QUERY: its execution time and the backend's CPU time in it, ms
+  q "$1" -c "$WARM" -c "$CPU" -c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) $2" -c "$CPU" |
+    awk -v tick="$TICK" '/^cpu / { c[n++] = $2 } /^Execution Time:/ { t = $3 }
+                         END { printf "%s %.0f", t, (c[1] - c[0]) * 1000 / tick }'
 }
 
 log "building $BEFORE (before) and $(pwd) (after)"
@@ -110,21 +117,25 @@ for ((r = 0; r <= RUNS; r++)); do
   for s in before after; do
     a=$(ms "$s" "$STORE_Q")
     b=$(ms "$s" "$ONE_Q")
-    [ "$r" -gt 0 ] && echo "$s $a $b" >>"$res"
+    [ "$r" -gt 0 ] && echo "$s $a $b" >>"$res"   # side, store ms, cpu, value ms, cpu
   done
 done
 med() {  # med SIDE COLUMN
   awk -v s="$1" -v c="$2" '$1 == s { print $c }' "$res" | sort -n |
     awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-bs=$(med before 2); bo=$(med before 3); as=$(med after 2); ao=$(med after 3)
+bs=$(med before 2); bsc=$(med before 3); bo=$(med before 4); boc=$(med before 5)
+as=$(med after 2); asc=$(med after 3); ao=$(med after 4); aoc=$(med after 5)
 rm -f "$res"
-echo "Scan probe over $ITEMS rows (half in the filter), $ITEMS int8 items, median of $RUNS rounds, ms:"
+echo "Scan probe over $ITEMS rows (half in the filter), $ITEMS int8 items, median of $RUNS rounds:"
+echo "execution time (EXPLAIN ANALYZE) and the backend's CPU time in it (/proc, ${TICK} Hz ticks), ms."
 echo
-echo "| | before | after |"
-echo "|---|---|---|"
-printf '| `WHERE cuckoo_store_contains('"'"'bs'"'"', k)` | %.0f | %.0f |\n' "$bs" "$as"
-printf '| `WHERE cuckoo_contains((SELECT f ...), k)` | %.0f | %.0f |\n' "$bo" "$ao"
-printf '| ratio store / value (goal <= 1.1) | %.2f | %.2f |\n' \
-  "$(echo "$bs / $bo" | bc -l)" "$(echo "$as / $ao" | bc -l)"
-printf '| store: after / before | | %.2f |\n' "$(echo "$as / $bs" | bc -l)"
+echo "| | before: time | before: CPU | after: time | after: CPU |"
+echo "|---|---|---|---|---|"
+printf '| `WHERE cuckoo_store_contains('"'"'bs'"'"', k)` | %.0f | %.0f | %.0f | %.0f |\n' "$bs" "$bsc" "$as" "$asc"
+printf '| `WHERE cuckoo_contains((SELECT f ...), k)` | %.0f | %.0f | %.0f | %.0f |\n' "$bo" "$boc" "$ao" "$aoc"
+printf '| ratio store / value (goal <= 1.1) | %.2f | %.2f | %.2f | %.2f |\n' \
+  "$(echo "$bs / $bo" | bc -l)" "$(echo "$bsc / $boc" | bc -l)" \
+  "$(echo "$as / $ao" | bc -l)" "$(echo "$asc / $aoc" | bc -l)"
+printf '| store: after / before | | | %.2f | %.2f |\n' \
+  "$(echo "$as / $bs" | bc -l)" "$(echo "$asc / $bsc" | bc -l)"
