@@ -2,11 +2,13 @@
  * cuckoo_scan.c
  *     The batched probe: a CustomScan ("CuckooProbe") that the planner puts
  *     over a scan whose quals hold cuckoo_contains(filter, key) (or
- *     filter @> key) with a filter that stays the same for the whole scan (a
- *     constant, a parameter, an InitPlan's result).  It pulls a batch of rows
+ *     filter @> key, or cuckoo_store_contains(store, key)) with a filter
+ *     (store) that stays the same for the whole scan (a constant, a
+ *     parameter, an InitPlan's result).  It pulls a batch of rows
  *     from the scan, evaluates and hashes their keys, looks them all up at
- *     once with cf_contains_many (the memory accesses of a large filter then
- *     overlap instead of waiting one after the other), and returns the rows
+ *     once with cf_contains_many (a store: cuckoo_store_contains_many; the
+ *     memory accesses of a large filter then overlap instead of waiting one
+ *     after the other), and returns the rows
  *     that pass, in the scan's order, after the quals that followed the probe.
  *
  * Planning (set_rel_pathlist_hook): every unparameterised sequential, index

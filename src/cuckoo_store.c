@@ -867,8 +867,8 @@ probe_alloc(ProbeCache *pc, CuckooFilter *v)
 
 /*
  * After this many segments read one by one, a call site reads the rest of
- * the store in one statement: a scan probes them all, and one read of a
- * row costs about what a few rows of the whole read cost.
+ * the store in one statement: a scan probes them all, and one statement
+ * reads them with one executor start instead of one per segment.
  */
 static int64
 probe_read_all_after(int32 nsegments)
