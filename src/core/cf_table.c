@@ -386,6 +386,7 @@ prefetch_view(const cf_filter *cf)
 	__builtin_prefetch((const char *) cf + 64, 0, 1);
 }
 
+/* cf_contains_each's distances (set at build time to measure others) */
 #ifndef CF_EACH_AHEAD
 #define CF_EACH_AHEAD	8
 #endif
@@ -991,10 +992,10 @@ cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 /*
  * Lookups of h[j] in cfs[j], each filter its own (a stored filter's
  * segments: one key per segment in a batch is the rule), pipelined as
- * cf_contains_many: the view of lookup j + 2 * CF_BATCH_AHEAD and the
- * buckets of lookup j + CF_BATCH_AHEAD are requested while lookup j is
- * answered.  The view comes first because the buckets' addresses depend on
- * it.
+ * cf_contains_many: the view of lookup j + CF_EACH_VIEW_AHEAD, and the
+ * header and buckets of lookup j + CF_EACH_AHEAD, are requested while
+ * lookup j is answered.  The view comes first because the buckets'
+ * addresses depend on it.
  */
 void
 cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n, bool *out)
