@@ -2,11 +2,13 @@
  * cuckoo_scan.c
  *     The batched probe: a CustomScan ("CuckooProbe") that the planner puts
  *     over a scan whose quals hold cuckoo_contains(filter, key) (or
- *     filter @> key) with a filter that stays the same for the whole scan (a
- *     constant, a parameter, an InitPlan's result).  It pulls a batch of rows
+ *     filter @> key, or cuckoo_store_contains(store, key)) with a filter
+ *     (store) that stays the same for the whole scan (a constant, a
+ *     parameter, an InitPlan's result).  It pulls a batch of rows
  *     from the scan, evaluates and hashes their keys, looks them all up at
- *     once with cf_contains_many (the memory accesses of a large filter then
- *     overlap instead of waiting one after the other), and returns the rows
+ *     once with cf_contains_many (a store: cuckoo_store_contains_many; the
+ *     memory accesses of a large filter then overlap instead of waiting one
+ *     after the other), and returns the rows
  *     that pass, in the scan's order, after the quals that followed the probe.
  *
  * Planning (set_rel_pathlist_hook): every unparameterised sequential, index
@@ -29,6 +31,7 @@
  * from a hash join's inner side).
  */
 #include "cuckoo_arg.h"
+#include "cuckoo_store.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_language.h"
@@ -62,8 +65,10 @@
 #define PROBE_NAME			"CuckooProbe"
 #define PROBE_FIRST_BATCH	16	/* rows in the first batch after a (re)start */
 
-/* cuckoo_funcs.c: the function the node batches (compared by address) */
+/* the functions the node batches (compared by address): cuckoo_funcs.c's
+ * and cuckoo_store.c's (a stored filter, the "filter" then its regclass) */
 extern Datum cuckoo_contains(PG_FUNCTION_ARGS);
+extern Datum cuckoo_store_contains(PG_FUNCTION_ARGS);
 
 static bool batched_probe = true;
 static int	batch_size = 256;
@@ -71,7 +76,8 @@ static set_rel_pathlist_hook_type prev_rel_pathlist_hook = NULL;
 
 /* ---------------------------------------------------------------- planning */
 
-/* Is funcid a C function bound to cuckoo_contains (of any schema)? */
+/* Is funcid a C function bound to cuckoo_contains or cuckoo_store_contains
+ * (of any schema)? */
 static bool
 is_contains_function(Oid funcid)
 {
@@ -87,14 +93,15 @@ is_contains_function(Oid funcid)
 	if (!is_c)
 		return false;
 	fmgr_info(funcid, &finfo);
-	return finfo.fn_addr == cuckoo_contains;
+	return finfo.fn_addr == cuckoo_contains || finfo.fn_addr == cuckoo_store_contains;
 }
 
 /*
- * If clause is cuckoo_contains(filter, key) or filter @> key that a batch can
- * evaluate, its two arguments: the filter must be the same for every row of
- * a scan (no Var, no SubPlan, nothing volatile), the key depends on the row
- * and is not volatile (a batch evaluates it ahead of the rows returned).
+ * If clause is cuckoo_contains(filter, key), filter @> key or
+ * cuckoo_store_contains(store, key) that a batch can evaluate, its two
+ * arguments: the filter (store) must be the same for every row of a scan (no
+ * Var, no SubPlan, nothing volatile), the key depends on the row and is not
+ * volatile (a batch evaluates it ahead of the rows returned).
  */
 static bool
 probe_clause_args(Expr *clause, Expr **filter, Expr **key)
@@ -371,6 +378,7 @@ typedef struct ProbeState
 	ScanState  *child_scan;		/* child as a scan: its current tuple's TID */
 	TupleTableSlot *idle_slot;	/* the node's scan slot when on no row */
 	bool		probing;		/* false: no probe found at plan time */
+	bool		store;			/* cuckoo_store_contains: filter is a regclass */
 	ExprState  *filter_expr;
 	ExprState  *key_expr;
 	Expr	   *clause;			/* for EXPLAIN */
@@ -449,6 +457,7 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 		fmgr_info(IsA(ps->clause, FuncExpr) ? ((FuncExpr *) ps->clause)->funcid :
 				  ((OpExpr *) ps->clause)->opfuncid, &ps->flinfo);
 		fmgr_info_set_expr((Node *) ps->clause, &ps->flinfo);
+		ps->store = ps->flinfo.fn_addr == cuckoo_store_contains;
 	}
 	ps->key_cxt = CreateExprContext(estate);
 	ps->batch_cxt = AllocSetContextCreate(estate->es_query_cxt, "cuckoo batched probe batch",
@@ -524,6 +533,7 @@ probe_fill(ProbeState *ps)
 	ExprContext *kc = ps->key_cxt;
 	ValueHasher *vh = NULL;
 	const cf_filter *cf = NULL;
+	LOCAL_FCINFO(fcinfo, 2);
 	int			n = 0,
 				nprobe = 0;
 	Size		bytes = 0;
@@ -567,15 +577,14 @@ probe_fill(ProbeState *ps)
 		{
 			MemoryContext old;
 
-			if (cf == NULL)
+			if (vh == NULL)
 			{
 				/*
 				 * as cuckoo_contains does at a call: hasher, then view (kept
 				 * for the batch: the view of a filter with a short header is
-				 * over a copy made in the current context)
+				 * over a copy made in the current context); a store's
+				 * segments are read when the batch is answered
 				 */
-				LOCAL_FCINFO(fcinfo, 2);
-
 				old = MemoryContextSwitchTo(ps->batch_cxt);
 
 				InitFunctionCallInfoData(*fcinfo, &ps->flinfo, 2, ps->collation, NULL, NULL);
@@ -583,8 +592,13 @@ probe_fill(ProbeState *ps)
 				fcinfo->args[0].isnull = false;
 				fcinfo->args[1].value = key;
 				fcinfo->args[1].isnull = false;
-				vh = arg_hasher(fcinfo, 1);
-				cf = arg_probe_view(fcinfo, 0, vh);
+				if (ps->store)
+					vh = cuckoo_store_probe_hasher(fcinfo);
+				else
+				{
+					vh = arg_hasher(fcinfo, 1);
+					cf = arg_probe_view(fcinfo, 0, vh);
+				}
 				MemoryContextSwitchTo(old);
 			}
 			old = MemoryContextSwitchTo(kc->ecxt_per_tuple_memory);
@@ -597,7 +611,16 @@ probe_fill(ProbeState *ps)
 	ps->nbatch = n;
 	if (!ps->probing)
 		return n > 0;
-	if (nprobe > 0)
+	if (nprobe > 0 && ps->store)
+	{
+		/* as nprobe calls of cuckoo_store_contains under this snapshot */
+		MemoryContext old = MemoryContextSwitchTo(ps->batch_cxt);
+
+		cuckoo_store_contains_many(fcinfo, DatumGetObjectId(ps->filter), vh,
+								   ps->hashes, nprobe, ps->found);
+		MemoryContextSwitchTo(old);
+	}
+	else if (nprobe > 0)
 		cf_contains_many(cf, ps->hashes, nprobe, ps->found);
 	for (int j = 0; j < nprobe; j++)
 		if (ps->found[j])

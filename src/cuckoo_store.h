@@ -32,4 +32,18 @@ extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
 								const StoreChange *changes, int64 n,
 								bool saturate);
 
+/*
+ * The batched probe of cuckoo_store_contains (src/cuckoo_scan.c): fcinfo is
+ * a call record of cuckoo_store_contains (its flinfo's fn_extra keeps the
+ * call site's cache, its expression gives the value's type).
+ * cuckoo_store_probe_hasher gives the value's hasher;
+ * cuckoo_store_contains_many answers n hashes of such values as n calls at
+ * that call site would (the same snapshot, segments read and errors), with
+ * the lookups' memory accesses overlapped: out[j] for h[j].
+ */
+extern ValueHasher *cuckoo_store_probe_hasher(FunctionCallInfo fcinfo);
+extern void cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid,
+									   const ValueHasher *vh, const uint64 *h,
+									   int n, bool *out);
+
 #endif							/* CUCKOO_STORE_H */

@@ -72,10 +72,20 @@ typedef struct cf_params
 /* A view over a serialised filter; cheap to build, holds no allocation. */
 typedef struct cf_filter
 {
+	/*
+	 * The fields a lookup of the common shapes reads come first, in the
+	 * first two 64-byte lines of the struct (a lookup in many views, the
+	 * segments of a store, waits for each view's lines: cf_contains_each).
+	 *
+	 * The lookup, delete and insert cf_open chose for the filter's format and
+	 * shape (format 1: cf_shape.c; format 2: cf_v2_lookup.c, cf_v2_table.c),
+	 * set for every format: cf_contains is one indirect call.
+	 * Process-local: a view is not to be shared between processes.
+	 */
+	bool		(*contains_fn) (const struct cf_filter *cf, uint64_t h);
 	const struct cf_ops *ops;	/* the format's operations (cf_ops.h), set by
 								 * cf_open */
 	uint8_t    *buf;			/* header + data */
-	size_t		len;
 	uint8_t    *data;			/* buf + CF_HEADER_SIZE */
 	uint32_t	m;				/* buckets */
 	uint32_t	c;				/* m = c << k */
@@ -88,22 +98,29 @@ typedef struct cf_filter
 	uint32_t	low_bits;		/* semisort: bits stored per entry besides the
 								 * 4-bit prefix, f - 4 */
 	uint32_t	bucket_bits;
-	bool		semisort;
-	uint32_t	max_kicks;
+	uint32_t	split;			/* v2: m = c * 2^k + split */
+	uint32_t	tmask;			/* v2: 2^t - 1 */
 	/* SWAR probing of a plain bucket read as one 64-bit word */
 	uint64_t	lo_ones;		/* bit 0 of each of the b fields */
+	/* v2 lookups (cf_v2_lookup.c): base * bucket_bits */
+	uint64_t	v2_base_bits;
+	/* v2, b = 4, w <= 16 (cf_v2_lookup.c, contains2_w16): bit f, the f + t
+	 * low bits, the t tail bits and bit f + t of each slot */
+	uint64_t	v2_tone,
+				v2_fpt,
+				v2_tails,
+				v2_carry;
+	/* (end of the lookup's lines: 128 bytes) */
+	size_t		len;
+	bool		semisort;
+	uint32_t	max_kicks;
+	/* SWAR probing (with lo_ones above) */
 	uint64_t	hi_bits;		/* bit f-1 of each of the b fields */
 	uint64_t	bucket_mask;	/* the low bucket_bits bits */
 	bool		word_probe;		/* plain, and every bucket fits one 64-bit
 								 * load at any bit offset */
 	bool		ss_word_probe;	/* the same for a semi-sorted filter */
-	/*
-	 * The lookup, delete and insert cf_open chose for the filter's format and
-	 * shape (format 1: cf_shape.c; format 2: cf_v2_lookup.c, cf_v2_table.c),
-	 * set for every format: cf_contains is one indirect call.
-	 * Process-local: a view is not to be shared between processes.
-	 */
-	bool		(*contains_fn) (const struct cf_filter *cf, uint64_t h);
+	/* the other per-item functions cf_open chose (see contains_fn) */
 	void		(*contains_many_fn) (const struct cf_filter *cf, const uint64_t *h,
 									 size_t n, bool *out);
 	bool		(*remove_fn) (struct cf_filter *cf, uint64_t h);
@@ -112,14 +129,13 @@ typedef struct cf_filter
 	uint64_t	ss_lo_ones;
 	uint64_t	ss_hi_bits;
 	size_t		alloc;			/* usable bytes at buf (>= len) */
-	/* version 2 (the core fills these; hosts read them only via cf_get_info) */
-	uint32_t	split;			/* v2: m = c * 2^k + split */
+	/* version 2 (the core fills these, split and tmask above too; hosts read
+	 * them only via cf_get_info) */
 	uint32_t	base;			/* v2: c * 2^k */
 	uint32_t	t;				/* v2: tail bits */
 	uint32_t	g;				/* v2: generation bits */
 	uint32_t	w;				/* v2: slot bits f + t + g */
 	uint32_t	slot_mask;		/* v2: 2^w - 1 */
-	uint32_t	tmask;			/* v2: 2^t - 1 */
 	uint32_t	gmask;			/* v2: 2^g - 1 */
 	uint32_t	hdr;			/* header bytes (v2: 64 + 8 * 2^g if g > 0) */
 	bool		grows;			/* v2: CF_FLAG_GROWS */
@@ -133,15 +149,7 @@ typedef struct cf_filter
 				p2_mask[2];
 	/* v2 probe word (b = 4, w <= 28; cf_v2_lookup.c, word_at): the slots one
 	 * 64-bit load holds, 4 if w <= 16, else 2; lo_ones, hi_bits and
-	 * bucket_mask above are its bit 0 and bit f-1 of each slot and its bits.
-	 * v2 lookups (cf_v2_lookup.c): base * bucket_bits */
-	uint64_t	v2_base_bits;
-	/* v2, b = 4, w <= 16 (cf_v2_lookup.c, contains2_w16): bit f, the f + t
-	 * low bits, the t tail bits and bit f + t of each slot */
-	uint64_t	v2_tone,
-				v2_fpt,
-				v2_tails,
-				v2_carry;
+	 * bucket_mask above are its bit 0 and bit f-1 of each slot and its bits. */
 } cf_filter;
 
 /*
@@ -198,6 +206,10 @@ extern size_t cf_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t 
 extern bool cf_contains(const cf_filter *cf, uint64_t h);
 /* n lookups at once, with memory accesses overlapped: out[j] = contains(h[j]) */
 extern void cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out);
+/* out[j] = cf_contains(cfs[j], h[j]) for n lookups in as many views (a store's
+ * segments), with memory accesses overlapped, the views' own included */
+extern void cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n,
+							 bool *out);
 extern uint32_t cf_count(const cf_filter *cf, uint64_t h);
 extern bool cf_remove(cf_filter *cf, uint64_t h);
 

@@ -11,7 +11,12 @@
  */
 #include "cf_ops.h"
 
+#include <stddef.h>
 #include <stdio.h>
+
+/* cf.h: a lookup of the common shapes reads the view's first two lines */
+_Static_assert(sizeof(void *) != 8 || offsetof(cf_filter, len) == 128,
+			   "the lookup's fields of cf_filter fill its first 128 bytes");
 
 #define ERR(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return false; } while (0)
 
@@ -159,6 +164,66 @@ void
 cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 {
 	cf->contains_many_fn(cf, h, n, out);
+}
+
+/*
+ * Requests the lines of a view that a lookup of the common shapes reads (the
+ * first two: cf.h), for cf_contains_each.
+ */
+static inline void
+prefetch_view(const cf_filter *cf)
+{
+	__builtin_prefetch((const char *) cf, 0, 1);
+	__builtin_prefetch((const char *) cf + 64, 0, 1);
+}
+
+/* cf_contains_each's distances (set at build time to measure others) */
+#ifndef CF_EACH_AHEAD
+#define CF_EACH_AHEAD	8
+#endif
+#ifndef CF_EACH_VIEW_AHEAD
+#define CF_EACH_VIEW_AHEAD	16
+#endif
+
+/* Requests the header (its victim flag) and the two candidate buckets of h. */
+static inline void
+prefetch_lookup(const cf_filter *cf, uint64_t h)
+{
+	uint32_t	i1,
+				i2;
+
+	__builtin_prefetch(cf->buf, 0, 1);
+	cf->ops->buckets(cf, h, &i1, &i2);
+	prefetch_bucket(cf, i1);
+	prefetch_bucket(cf, i2);
+}
+
+/*
+ * Lookups of h[j] in cfs[j], each in its own view (a stored filter's
+ * segments: one key per segment in a batch is the rule), pipelined as
+ * cf_contains_many: the view of lookup j + CF_EACH_VIEW_AHEAD and the
+ * buckets of lookup j + CF_EACH_AHEAD are requested while lookup j is
+ * answered.  The view comes first because the buckets' addresses depend on
+ * it.
+ */
+void
+cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n, bool *out)
+{
+	const size_t ahead = CF_EACH_AHEAD,
+				view_ahead = CF_EACH_VIEW_AHEAD;
+
+	for (size_t j = 0; j < n && j < view_ahead; j++)
+		prefetch_view(cfs[j]);
+	for (size_t j = 0; j < n && j < ahead; j++)
+		prefetch_lookup(cfs[j], h[j]);
+	for (size_t j = 0; j < n; j++)
+	{
+		if (j + view_ahead < n)
+			prefetch_view(cfs[j + view_ahead]);
+		if (j + ahead < n)
+			prefetch_lookup(cfs[j + ahead], h[j + ahead]);
+		out[j] = cf_contains(cfs[j], h[j]);
+	}
 }
 
 bool

@@ -6,6 +6,8 @@
 #include "unit.h"
 #include "cf_store.h"
 
+#include <stdlib.h>
+
 /* The specification's steps, written out again. */
 static uint32_t
 ref_segment(uint64_t h, uint32_t s)
@@ -85,10 +87,98 @@ done:
 	t_end("cf_store_segment: even");
 }
 
+/*
+ * cf_contains_each (a batch of lookups, each in its own view: a store's
+ * segments) equals cf_contains of each, for views of version 1 (plain and
+ * semi-sorted) and 2 (growing, at 0.01 and 0.001), batches of 0 to 300
+ * lookups (shorter and longer than its pipeline), present and absent hashes.
+ */
+static void
+test_contains_each(void)
+{
+	enum
+	{
+		NF = 7, NH = 300, NI = 600
+	};
+	cf_filter	cfs[NF];
+	uint8_t    *bufs[NF] = {0};
+	const cf_filter *views[NH];
+	uint64_t	hs[NH],
+				ins[NF][NI];
+	bool		out[NH];
+	uint64_t	seed = 2127;
+
+	t_begin();
+	for (int i = 0; i < NF; i++)
+	{
+		cf_params	p;
+		char		err[256] = "";
+		size_t		len;
+
+		if (i < 4)
+			p = ref_params(512, i == 3 ? 4 : (uint32_t) (2 << (i % 3)), i == 3 ? 13 : 8 + 4 * (uint32_t) i,
+						   i == 3, CF_DEFAULT_KICKS, CF_KIND_INTEGER, 0, 900);
+		else
+		{
+			CHECK(cf_params_growing(1000, i == 6 ? 0.001 : 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err),
+				  "cf_params_growing: %s", err);
+			p.kind = CF_KIND_INTEGER;
+		}
+		CHECK(cf_check_params(&p, err, sizeof err), "filter %d: %s", i, err);
+		len = (size_t) cf_init_bytes(&p);
+		bufs[i] = malloc(len);
+		CHECK(bufs[i] != NULL, "out of memory");
+		cf_init(bufs[i], &p);
+		cf_open(&cfs[i], bufs[i], len);
+		for (int k = 0; k < NI; k++)
+		{
+			ins[i][k] = sm64(&seed);
+			CHECK(cf_insert(&cfs[i], ins[i][k]) <= CF_OK_STASHED, "insert %d into filter %d", k, i);
+		}
+	}
+	for (int n = 0; n <= NH; n += (n < 40 ? 1 : 37))
+		for (int pass = 0; pass < 4; pass++)
+		{
+			for (int j = 0; j < n; j++)
+			{
+				int			f = (int) (sm64(&seed) % NF);
+
+				views[j] = &cfs[f];
+				hs[j] = (sm64(&seed) & 1) ? ins[f][sm64(&seed) % NI] : sm64(&seed);
+				out[j] = !(j & 1);	/* every answer must be written */
+			}
+			cf_contains_each(views, hs, (size_t) n, out);
+			for (int j = 0; j < n; j++)
+				CHECK(out[j] == cf_contains(views[j], hs[j]),
+					  "batch of %d, lookup %d (filter version %u): %d, cf_contains %d",
+					  n, j, cf_version(views[j]), out[j], cf_contains(views[j], hs[j]));
+		}
+	/* every inserted hash is found, all filters in one batch */
+	for (int k = 0; k < NI; k += NH / NF)
+	{
+		int			n = 0;
+
+		for (int i = 0; i < NF; i++)
+			for (int r = 0; r < NH / NF; r++, n++)
+			{
+				views[n] = &cfs[i];
+				hs[n] = ins[i][(k + r) % NI];
+			}
+		cf_contains_each(views, hs, (size_t) n, out);
+		for (int j = 0; j < n; j++)
+			CHECK(out[j], "inserted hash %d not found (filter version %u)", j, cf_version(views[j]));
+	}
+done:
+	for (int i = 0; i < NF; i++)
+		free(bufs[i]);
+	t_end("cf_contains_each: equals cf_contains per view, versions 1 and 2, batches of 0 to 300");
+}
+
 void
 run_store_tests(void)
 {
 	test_example();
 	test_range();
 	test_even();
+	test_contains_each();
 }
