@@ -23,6 +23,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "commands/trigger.h"
@@ -286,11 +287,21 @@ track_trigger_fn(FunctionCallInfo fcinfo)
 									  "cuckoo_track_trigger");
 }
 
+/* The OID of the trigger function, InvalidOid if it is gone. */
+static Oid
+track_trigger_fn_oid(FunctionCallInfo fcinfo)
+{
+	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
+						   CStringGetDatum("cuckoo_track_trigger"),
+						   PointerGetDatum(buildoidvector(NULL, 0)),
+						   ObjectIdGetDatum(ext_namespace(fcinfo)));
+}
+
 /* How many of the triggers set of tab call the trigger function (in SPI). */
 static int64
 track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
 {
-	Oid			types[3] = {OIDOID, TEXTOID, TEXTARRAYOID};
+	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
 	Datum		values[3];
 	Datum		names[lengthof(track_triggers)];
 	bool		isnull;
@@ -299,13 +310,13 @@ track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2
 	for (int i = 0; i < lengthof(track_triggers); i++)
 		names[i] = CStringGetTextDatum(set[i][0]);
 	values[0] = ObjectIdGetDatum(tab);
-	values[1] = CStringGetTextDatum(psprintf("%s()", track_trigger_fn(fcinfo)));
+	/* by OID: a name lookup would need USAGE on the extension's schema */
+	values[1] = ObjectIdGetDatum(track_trigger_fn_oid(fcinfo));
 	values[2] = PointerGetDatum(construct_array(names, lengthof(track_triggers), TEXTOID,
 												-1, false, TYPALIGN_INT));
 	rc = SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger "
 							   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
-							   "AND tgfoid OPERATOR(pg_catalog.=) "
-							   "pg_catalog.to_regprocedure($2)::pg_catalog.oid "
+							   "AND tgfoid OPERATOR(pg_catalog.=) $2 "
 							   "AND tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3)",
 							   3, types, values, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
@@ -766,7 +777,14 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
-	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+	/* with its owner's rights: the writer may have no USAGE on its schema */
+	{
+		Become		b;
+
+		track_become(&b, rel_owner(tt));
+		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+		track_unbecome(&b);
+	}
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	ntrack = (int) SPI_processed;
@@ -864,7 +882,10 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 	 * A dropped table that carried the partition triggers, named by the
 	 * command (or dropped by a command that drops no tracked table: DROP
 	 * SCHEMA ... CASCADE of its schema), while its tracked root stays.
+	 * Read, as the rest, with the tracking table's owner's rights: the
+	 * caller may have no USAGE on its schema.
 	 */
+	track_become(&b, rel_owner(tt));
 	rc = SPI_execute(psprintf("SELECT e.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() d, "
 							  "pg_catalog.pg_event_trigger_dropped_objects() e "
 							  "WHERE d.object_type OPERATOR(pg_catalog.=) 'trigger' "
@@ -878,6 +899,7 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 							  "AND f.objsubid OPERATOR(pg_catalog.=) 0 "
 							  "AND f.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
 							  ttname), true, 1);
+	track_unbecome(&b);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading the dropped objects failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed > 0)
@@ -920,9 +942,11 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 
 		if (get_rel_relkind(tab) == '\0')
 			continue;
+		track_become(&b, rel_owner(tt));
 		rc = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE tab::pg_catalog.oid "
 											"OPERATOR(pg_catalog.=) $1", ttname),
 								   1, &type, &arg, NULL, false, 1);
+		track_unbecome(&b);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 		if (SPI_processed == 0)
@@ -940,9 +964,14 @@ static int
 track_lookup(Oid tt, Oid tab, Oid **stores, char ***cols, Oid **tracked)
 {
 	Datum		arg = track_self_and_ancestors(tab, get_rel_relispartition(tab));
-	int			rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
+	int			rc;
 	int			n;
+	Become		b;
 
+	/* with its owner's rights: the caller may have no USAGE on its schema */
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
+	track_unbecome(&b);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	n = (int) SPI_processed;
@@ -1106,6 +1135,7 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 	Node	   *parsetree;
 	Oid			tt;
 	int			rc;
+	Become		b;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -1118,6 +1148,8 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/* with the tracking table's owner's rights: the caller may have no USAGE on its schema */
+	track_become(&b, rel_owner(tt));
 	rc = SPI_execute(psprintf("SELECT t.tab::pg_catalog.text FROM %s t "
 							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
 							  "WHERE c.relispartition OR (c.relkind OPERATOR(pg_catalog.<>) 'p' "
@@ -1125,6 +1157,7 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 							  "WHERE i.inhrelid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
 							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
 							  rel_qualname(tt)), false, 1);	/* sees the command's changes */
+	track_unbecome(&b);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	if (SPI_processed > 0)
