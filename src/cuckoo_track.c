@@ -19,6 +19,7 @@
 #include "cuckoo.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
@@ -38,10 +39,12 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "cf_store.h"
 #include "cuckoo_store.h"
 
 #define TRACK_TABLE		"cuckoo_store_tracking"
@@ -94,6 +97,59 @@ changes_push(ChangeList *l, uint64 h, bool remove)
 	l->c[l->n].h = h;
 	l->c[l->n].remove = remove;
 	l->n++;
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const StoreChange *x = a;
+	const StoreChange *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (int) x->remove - (int) y->remove;
+}
+
+/*
+ * Cancels each remove of a hash against an add of the same hash (an update
+ * that leaves the value as it was changes nothing); keeps the rest.
+ */
+static void
+changes_cancel(ChangeList *l)
+{
+	int64		out = 0;
+
+	if (l->n < 2)
+		return;
+	qsort(l->c, l->n, sizeof(StoreChange), change_cmp);
+	for (int64 i = 0; i < l->n;)
+	{
+		int64		j = i,
+					adds = 0,
+					removes = 0;
+		uint64		h = l->c[i].h;
+
+		while (j < l->n && l->c[j].h == h)
+		{
+			if (l->c[j].remove)
+				removes++;
+			else
+				adds++;
+			j++;
+		}
+		for (; adds > removes; adds--)
+		{
+			l->c[out].h = h;
+			l->c[out++].remove = false;
+		}
+		for (; removes > adds; removes--)
+		{
+			l->c[out].h = h;
+			l->c[out++].remove = true;
+		}
+		i = j;
+	}
+	l->n = out;
 }
 
 /* ------------------------------------------------------------------------
@@ -439,6 +495,380 @@ track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][
 }
 
 /* ------------------------------------------------------------------------
+ * Pending changes: collected by the triggers, applied at commit
+ * ------------------------------------------------------------------------
+ *
+ * The triggers do not change a store: they add the changes to the
+ * transaction's pending changes of the store, and a transaction callback
+ * applies them all at pre-commit (and before PREPARE TRANSACTION), store by
+ * store in OID order, each store's segments in ascending order, each
+ * locked once: two transactions never wait for each other's segments in
+ * opposite orders (DESIGN.md, "Living filters", Concurrency).  A segment
+ * is applied in its newest version (cuckoo_store_apply, latest), so under
+ * REPEATABLE READ a segment changed since the snapshot is no 40001.  A
+ * (sub)transaction that aborts drops its changes; probes of the store in
+ * this transaction see them (cuckoo_track_pending, for cuckoo_store.c).
+ */
+
+/* One pending change: a hash, added or removed, by subtransaction level. */
+typedef struct PendingChange
+{
+	uint64		h;
+	int32		level;			/* GetCurrentTransactionNestLevel() */
+	bool		remove;
+} PendingChange;
+
+typedef struct PendingStore
+{
+	Oid			store;
+	Oid			role;			/* applied with its rights: a tracked table's owner */
+	Oid			fn_oid;			/* a function of the extension (its schema) */
+	Oid			checked_type;	/* store checked for values of this type */
+	ValueHasher vh;
+	PendingChange *c;
+	int64		n;
+	int64		cap;
+	/* the net changes by segment, for probes (while net_valid) */
+	bool		net_valid;
+	uint32		net_nsegments;
+	StoreChange *net;
+	int32	   *net_seg;
+	int64		net_n;
+	struct PendingStore *next;
+} PendingStore;
+
+/* The transaction's pending stores, in TopTransactionContext. */
+static PendingStore *pending = NULL;
+static bool pending_callbacks = false;
+
+static void pending_xact_callback(XactEvent event, void *arg);
+static void pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+									 SubTransactionId parentSubid, void *arg);
+
+/*
+ * Queues the changes l (of values of type typid, collation collid) for
+ * store, to be applied with role's rights at commit.  The store is checked
+ * now (its shape, its value family, role's privileges on it), so that a
+ * store that cannot take the changes fails the statement, not the commit;
+ * and it is locked (ROW EXCLUSIVE, as an UPDATE would), so it cannot be
+ * dropped before the commit applies them.
+ */
+static void
+track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
+			const ChangeList *l)
+{
+	PendingStore *e;
+	int32		level = GetCurrentTransactionNestLevel();
+
+	if (!pending_callbacks)
+	{
+		RegisterXactCallback(pending_xact_callback, NULL);
+		RegisterSubXactCallback(pending_subxact_callback, NULL);
+		pending_callbacks = true;
+	}
+	for (e = pending; e != NULL; e = e->next)
+		if (e->store == store)
+			break;
+	if (e == NULL)
+	{
+		e = MemoryContextAllocZero(TopTransactionContext, sizeof(PendingStore));
+		e->store = store;
+		e->role = role;
+		e->fn_oid = fcinfo->flinfo->fn_oid;
+		e->next = pending;
+		pending = e;
+	}
+	if (pg_class_aclcheck(store, role, ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
+						   GetUserNameFromId(role, false))));
+	if (e->checked_type != typid)
+	{
+		ValueHasher vh;
+		Become		b;
+
+		value_hasher_init(&vh, typid, collid, CurrentMemoryContext);
+		track_become(&b, role);
+		(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
+		track_unbecome(&b);
+		if (!OidIsValid(e->checked_type))
+			value_hasher_init(&e->vh, typid, collid, TopTransactionContext);
+		e->checked_type = typid;
+	}
+	LockRelationOid(store, RowExclusiveLock);
+	if (l->n == 0)
+		return;
+	if (e->n + l->n > e->cap)
+	{
+		int64		cap = Max(e->cap * 2, e->n + l->n);
+
+		cap = Max(cap, 64);
+		if (e->c == NULL)
+			e->c = MemoryContextAllocExtended(TopTransactionContext,
+											  sizeof(PendingChange) * (Size) cap,
+											  MCXT_ALLOC_HUGE);
+		else
+			e->c = repalloc_huge(e->c, sizeof(PendingChange) * (Size) cap);
+		e->cap = cap;
+	}
+	for (int64 i = 0; i < l->n; i++)
+	{
+		e->c[e->n].h = l->c[i].h;
+		e->c[e->n].remove = l->c[i].remove;
+		e->c[e->n].level = level;
+		e->n++;
+	}
+	e->net_valid = false;
+}
+
+/* The net changes of e (equal hashes added and removed cancel), in l. */
+static void
+pending_net(PendingStore *e, ChangeList *l)
+{
+	l->n = 0;
+	l->cap = Max(e->n, 1);
+	l->c = palloc_extended(sizeof(StoreChange) * (Size) l->cap, MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < e->n; i++)
+	{
+		l->c[i].h = e->c[i].h;
+		l->c[i].remove = e->c[i].remove;
+	}
+	l->n = e->n;
+	changes_cancel(l);
+}
+
+typedef struct SegChange
+{
+	int32		seg;
+	StoreChange c;
+} SegChange;
+
+static int
+segchange_cmp(const void *a, const void *b)
+{
+	const SegChange *x = a;
+	const SegChange *y = b;
+
+	if (x->seg != y->seg)
+		return x->seg < y->seg ? -1 : 1;
+	if (x->c.remove != y->c.remove)
+		return x->c.remove ? -1 : 1;	/* removes first */
+	return x->c.h < y->c.h ? -1 : (x->c.h > y->c.h ? 1 : 0);
+}
+
+int64
+cuckoo_track_pending(Oid relid, uint32 nsegments, int32 segment,
+					 const StoreChange **changes, const ValueHasher **vh)
+{
+	PendingStore *e;
+	int64		lo,
+				hi;
+
+	for (e = pending; e != NULL; e = e->next)
+		if (e->store == relid)
+			break;
+	if (e == NULL || e->n == 0)
+		return 0;
+	if (!e->net_valid || e->net_nsegments != nsegments)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		ChangeList	l;
+		SegChange  *sc;
+
+		if (e->net != NULL)
+			pfree(e->net);
+		if (e->net_seg != NULL)
+			pfree(e->net_seg);
+		pending_net(e, &l);
+		sc = palloc_extended(sizeof(SegChange) * (Size) Max(l.n, 1), MCXT_ALLOC_HUGE);
+		for (int64 i = 0; i < l.n; i++)
+		{
+			sc[i].seg = (int32) cf_store_segment(l.c[i].h, nsegments);
+			sc[i].c = l.c[i];
+		}
+		qsort(sc, l.n, sizeof(SegChange), segchange_cmp);
+		for (int64 i = 0; i < l.n; i++)
+			l.c[i] = sc[i].c;
+		e->net_seg = (int32 *) sc;	/* reused: the segments, in place */
+		for (int64 i = 0; i < l.n; i++)
+			e->net_seg[i] = sc[i].seg;
+		e->net = l.c;
+		e->net_n = l.n;
+		e->net_nsegments = nsegments;
+		e->net_valid = true;
+		MemoryContextSwitchTo(old);
+	}
+	/* the first of segment's changes, then past its last */
+	lo = 0;
+	hi = e->net_n;
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (e->net_seg[mid] < segment)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	while (hi < e->net_n && e->net_seg[hi] == segment)
+		hi++;
+	*changes = e->net + lo;
+	*vh = &e->vh;
+	return hi - lo;
+}
+
+static int
+pending_store_cmp(const void *a, const void *b)
+{
+	Oid			x = (*(PendingStore *const *) a)->store;
+	Oid			y = (*(PendingStore *const *) b)->store;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* The store being applied at commit, for the error context. */
+static void
+pending_error_context(void *arg)
+{
+	PendingStore *e = arg;
+	char	   *name = get_rel_name(e->store);
+
+	errcontext("applying, at commit, this transaction's changes of the tables tracked by cuckoo store \"%s\"",
+			   name ? name : "?");
+}
+
+/*
+ * Applies every pending change (at pre-commit, pre-prepare): store by store
+ * in OID order, each in one call, under the newest snapshot with the
+ * isolation level read committed (a segment changed since the
+ * transaction's snapshot is locked and changed in its newest version).
+ */
+static void
+pending_apply_all(void)
+{
+	for (int round = 0; pending != NULL; round++)
+	{
+		PendingStore *list = pending;
+		PendingStore **v;
+		int			nv = 0,
+					k = 0;
+		int			save_iso = XactIsoLevel;
+
+		/* a store that is itself tracked queues its own changes as we go */
+		if (round >= 100)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cuckoo stores track each other in a cycle"),
+					 errhint("A store's own table cannot be tracked by a store that it tracks.")));
+		pending = NULL;
+		for (PendingStore *e = list; e != NULL; e = e->next)
+			nv++;
+		v = palloc(sizeof(PendingStore *) * nv);
+		for (PendingStore *e = list; e != NULL; e = e->next)
+			v[k++] = e;
+		qsort(v, nv, sizeof(PendingStore *), pending_store_cmp);
+		XactIsoLevel = XACT_READ_COMMITTED;
+		PG_TRY();
+		{
+			for (int i = 0; i < nv; i++)
+			{
+				PendingStore *e = v[i];
+				ErrorContextCallback ctx;
+				FmgrInfo	flinfo;
+				ChangeList	l;
+				Become		b;
+
+				LOCAL_FCINFO(fc, 0);
+
+				if (e->n == 0)
+					continue;
+				/* dropped by this transaction since (no other could: it is locked) */
+				if (get_rel_relkind(e->store) == '\0')
+					continue;
+				pending_net(e, &l);
+				if (l.n == 0)
+					continue;
+				memset(&flinfo, 0, sizeof(flinfo));
+				flinfo.fn_oid = e->fn_oid;
+				flinfo.fn_mcxt = CurrentMemoryContext;
+				InitFunctionCallInfoData(*fc, &flinfo, 0, InvalidOid, NULL, NULL);
+				ctx.callback = pending_error_context;
+				ctx.arg = e;
+				ctx.previous = error_context_stack;
+				error_context_stack = &ctx;
+				track_become(&b, e->role);
+				(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
+				track_unbecome(&b);
+				error_context_stack = ctx.previous;
+				pfree(l.c);
+			}
+		}
+		PG_FINALLY();
+		{
+			XactIsoLevel = save_iso;
+		}
+		PG_END_TRY();
+		pfree(v);
+	}
+}
+
+static void
+pending_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (pending != NULL)
+				pending_apply_all();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			pending = NULL;		/* its memory goes with the transaction */
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * A subtransaction that aborts drops its changes (the last ones: each is
+ * queued after all those of the subtransactions around it); one that
+ * commits gives them to its parent.
+ */
+static void
+pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	int32		level = GetCurrentTransactionNestLevel();
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	for (PendingStore *e = pending; e != NULL; e = e->next)
+	{
+		int64		i = e->n;
+
+		while (i > 0 && e->c[i - 1].level >= level)
+		{
+			i--;
+			if (event == SUBXACT_EVENT_COMMIT_SUB)
+				e->c[i].level = level - 1;
+		}
+		if (event == SUBXACT_EVENT_ABORT_SUB && i != e->n)
+		{
+			e->n = i;
+			e->net_valid = false;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
  * cuckoo_store_track, cuckoo_store_untrack
  * ------------------------------------------------------------------------
  */
@@ -521,7 +951,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	/* the store: its shape, privileges, and its value family against the column's */
 	get_atttypetypmodcoll(tab, att, &atttype, &atttypmod, &attcoll);
 	value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
-	(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, 0);
+	(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
 
 	/* the triggers, once per table; and on every partition, every level */
 	foreach(lc, tree)
@@ -540,7 +970,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 		track_unbecome(&b);
 	}
 	if (l.n > 0)
-		(void) cuckoo_store_apply(fcinfo, store, &vh, l.c, l.n, true);
+		track_queue(fcinfo, store, GetUserId(), atttype, attcoll, &l);
 	SPI_finish();
 	PG_RETURN_INT64(l.n);
 }
@@ -625,59 +1055,6 @@ track_read_transition(Tuplestorestate *ts, TupleTableSlot *slot, AttrNumber att,
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(slot);
-}
-
-static int
-change_cmp(const void *a, const void *b)
-{
-	const StoreChange *x = a;
-	const StoreChange *y = b;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	return (int) x->remove - (int) y->remove;
-}
-
-/*
- * Cancels each remove of a hash against an add of the same hash (an update
- * that leaves the value as it was changes nothing); keeps the rest.
- */
-static void
-changes_cancel(ChangeList *l)
-{
-	int64		out = 0;
-
-	if (l->n < 2)
-		return;
-	qsort(l->c, l->n, sizeof(StoreChange), change_cmp);
-	for (int64 i = 0; i < l->n;)
-	{
-		int64		j = i,
-					adds = 0,
-					removes = 0;
-		uint64		h = l->c[i].h;
-
-		while (j < l->n && l->c[j].h == h)
-		{
-			if (l->c[j].remove)
-				removes++;
-			else
-				adds++;
-			j++;
-		}
-		for (; adds > removes; adds--)
-		{
-			l->c[out].h = h;
-			l->c[out++].remove = false;
-		}
-		for (; removes > adds; removes--)
-		{
-			l->c[out].h = h;
-			l->c[out++].remove = true;
-		}
-		i = j;
-	}
-	l->n = out;
 }
 
 /*
@@ -829,11 +1206,8 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 				changes_cancel(&l);
 		}
 		if (l.n > 0)
-		{
-			track_become(&b, tracked[i] == tab ? owner : rel_owner(tracked[i]));
-			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
-			track_unbecome(&b);
-		}
+			track_queue(fcinfo, stores[i], tracked[i] == tab ? owner : rel_owner(tracked[i]),
+						a->atttypid, a->attcollation, &l);
 		if (l.c != NULL)
 			pfree(l.c);
 	}
@@ -1025,11 +1399,7 @@ track_apply_tables(FunctionCallInfo fcinfo, int ntrack, Oid *stores, char **cols
 			track_unbecome(&b);
 		}
 		if (l.n > 0)
-		{
-			track_become(&b, rel_owner(tracked[i]));
-			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
-			track_unbecome(&b);
-		}
+			track_queue(fcinfo, stores[i], rel_owner(tracked[i]), atttype, attcoll, &l);
 		if (l.c != NULL)
 			pfree(l.c);
 	}
