@@ -24,6 +24,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
@@ -118,8 +119,20 @@ static void
 changes_cancel(ChangeList *l)
 {
 	int64		out = 0;
+	bool		adds = false,
+				removes = false;
 
 	if (l->n < 2)
+		return;
+	/* only adds, or only removes (a bulk load, a bulk delete): nothing cancels */
+	for (int64 i = 0; i < l->n && !(adds && removes); i++)
+	{
+		if (l->c[i].remove)
+			removes = true;
+		else
+			adds = true;
+	}
+	if (!(adds && removes))
 		return;
 	qsort(l->c, l->n, sizeof(StoreChange), change_cmp);
 	for (int64 i = 0; i < l->n;)
@@ -537,6 +550,29 @@ typedef struct PendingStore
 	struct PendingStore *next;
 } PendingStore;
 
+/*
+ * The (store, value type) pairs this backend has checked (the store's shape
+ * and value family), so that a transaction's first change of a store costs
+ * no read of its header: a store's family, once recorded, does not change,
+ * and the commit checks the store again when it applies.
+ */
+#define CHECKED_SLOTS	16
+static struct
+{
+	Oid			store;
+	Oid			typid;
+}			checked[CHECKED_SLOTS];
+static int	checked_next = 0;
+
+static bool
+track_checked(Oid store, Oid typid)
+{
+	for (int i = 0; i < CHECKED_SLOTS; i++)
+		if (checked[i].store == store && checked[i].typid == typid)
+			return true;
+	return false;
+}
+
 /* The transaction's pending stores, in TopTransactionContext. */
 static PendingStore *pending = NULL;
 static bool pending_callbacks = false;
@@ -586,13 +622,19 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 						   GetUserNameFromId(role, false))));
 	if (e->checked_type != typid)
 	{
-		ValueHasher vh;
-		Become		b;
+		if (!track_checked(store, typid))
+		{
+			ValueHasher vh;
+			Become		b;
 
-		value_hasher_init(&vh, typid, collid, CurrentMemoryContext);
-		track_become(&b, role);
-		(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
-		track_unbecome(&b);
+			value_hasher_init(&vh, typid, collid, CurrentMemoryContext);
+			track_become(&b, role);
+			(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
+			track_unbecome(&b);
+			checked[checked_next].store = store;
+			checked[checked_next].typid = typid;
+			checked_next = (checked_next + 1) % CHECKED_SLOTS;
+		}
 		if (!OidIsValid(e->checked_type))
 			value_hasher_init(&e->vh, typid, collid, TopTransactionContext);
 		e->checked_type = typid;
@@ -1154,7 +1196,19 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
-	/* with its owner's rights: the writer may have no USAGE on its schema */
+	/*
+	 * With its owner's rights when the writer has no USAGE on its schema
+	 * (the statement is schema-qualified throughout and the table readable
+	 * by everyone, so the writer's own rights do otherwise)
+	 */
+#if PG_VERSION_NUM >= 160000
+	if (object_aclcheck(NamespaceRelationId, get_rel_namespace(tt), GetUserId(),
+						ACL_USAGE) == ACLCHECK_OK)
+#else
+	if (pg_namespace_aclcheck(get_rel_namespace(tt), GetUserId(), ACL_USAGE) == ACLCHECK_OK)
+#endif
+		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+	else
 	{
 		Become		b;
 
