@@ -124,4 +124,14 @@ SELECT missing, rows = items AS exact FROM cuckoo_store_verify('tq.s3');
 COMMIT;
 SELECT missing, rows = items AS exact FROM cuckoo_store_verify('tq.s3');
 
+-- an error at commit names the store, and rolls the whole transaction back
+CREATE FUNCTION tq.refuse() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN RAISE EXCEPTION 'segment writes refused'; END $$;
+CREATE TRIGGER refuse BEFORE UPDATE ON tq.s3 FOR EACH ROW EXECUTE FUNCTION tq.refuse();
+BEGIN;
+INSERT INTO tq.t VALUES (6001, 600010);
+COMMIT;
+SELECT count(*) AS rolled_back FROM tq.t WHERE id = 6001;
+DROP TRIGGER refuse ON tq.s3;
+
 DROP SCHEMA tq CASCADE;

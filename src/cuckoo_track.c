@@ -827,8 +827,12 @@ pending_apply_all(void)
 
 				if (e->n == 0)
 					continue;
-				/* dropped by this transaction since (no other could: it is locked) */
-				if (get_rel_relkind(e->store) == '\0')
+				/*
+				 * dropped by this transaction since (no other could: it is
+				 * locked), or the extension was (DROP EXTENSION ... CASCADE)
+				 */
+				if (get_rel_relkind(e->store) == '\0' ||
+					!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(e->fn_oid)))
 					continue;
 				pending_net(e, &l);
 				if (l.n == 0)
