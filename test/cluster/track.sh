@@ -134,10 +134,12 @@ echo "# $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench
 verify "after READ COMMITTED load" load
 echo "# values held by more than 8 rows: $(q load "SELECT count(*) FROM (SELECT k FROM items GROUP BY k HAVING count(*) > 8) d")"
 
-# tracking_errors LOG: the error messages that involve the tracking (its
-# context names the cuckoo store, or the store's statements)
+# tracking_errors LOG: the lines of error messages that involve the
+# tracking: their context names the cuckoo store (the commit's apply) or
+# shows a statement of the store (a trigger that changes it); pgbench
+# prints an error's context lines with it
 tracking_errors() {
-  grep -iE 'error|context' "$1" | grep -iE 'cuckoo|segment' | head -5
+  grep -iE 'cuckoo store|WHERE segment|cuckoo_track' "$1" | head -5
 }
 
 # 1b. READ COMMITTED with upserts and multi-statement transactions: no
@@ -162,6 +164,7 @@ others "$work/pgbench2.log" | sed 's/^/#   /'
 check "8 clients, REPEATABLE READ: no deadlock" 0 "$(grep -ciE 'deadlock detected' "$work/pgbench2.log")"
 check "8 clients, REPEATABLE READ: no error of the tracking" "" "$(tracking_errors "$work/pgbench2.log")"
 tracking_errors "$work/pgbench2.log" | sed 's/^/#   /'
+grep -A3 -iE 'could not serialize' "$work/pgbench2.log" | head -8 | sed 's/^/#   /'
 echo "# repeatable read: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench2.log"); $(grep -ciE 'could not serialize' "$work/pgbench2.log") serialization failures of the table's rows (PostgreSQL's own), $(grep -ciE 'deadlock detected' "$work/pgbench2.log") deadlocks"
 verify "after REPEATABLE READ load" load
 
@@ -193,13 +196,15 @@ verify "after crash recovery" load
 # 3b. PREPARE TRANSACTION: the changes are applied before the prepare
 if [ "$(q load "SHOW max_prepared_transactions")" -gt 0 ]; then
   items0=$(q load "SELECT items FROM cuckoo_store_info('s')")
+  # (one at a time: a prepared transaction holds the segments it changed,
+  # as it holds its rows, until COMMIT or ROLLBACK PREPARED)
   printf '%s\n' "BEGIN;" "INSERT INTO items VALUES (950001, 6000001, 'p');" \
     "PREPARE TRANSACTION 'cuckoo_track_2pc_a';" | psql -X -q -v ON_ERROR_STOP=1 -d load
-  printf '%s\n' "BEGIN;" "INSERT INTO items VALUES (950002, 6000002, 'p'), (950003, 6000003, 'p');" \
-    "PREPARE TRANSACTION 'cuckoo_track_2pc_b';" | psql -X -q -v ON_ERROR_STOP=1 -d load
   check "2PC: prepared, not committed: the store has not changed for others" "$items0" \
     "$(q load "SELECT items FROM cuckoo_store_info('s')")"
   q load "COMMIT PREPARED 'cuckoo_track_2pc_a'" >/dev/null
+  printf '%s\n' "BEGIN;" "INSERT INTO items VALUES (950002, 6000002, 'p'), (950003, 6000003, 'p');" \
+    "PREPARE TRANSACTION 'cuckoo_track_2pc_b';" | psql -X -q -v ON_ERROR_STOP=1 -d load
   q load "ROLLBACK PREPARED 'cuckoo_track_2pc_b'" >/dev/null
   check "2PC: COMMIT PREPARED adds its value, ROLLBACK PREPARED nothing" "t|$((items0 + 1))" \
     "$(q load "SELECT cuckoo_store_contains('s', 6000001::bigint), (SELECT items FROM cuckoo_store_info('s'))")"
