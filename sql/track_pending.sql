@@ -124,6 +124,25 @@ SELECT missing, rows = items AS exact FROM cuckoo_store_verify('tq.s3');
 COMMIT;
 SELECT missing, rows = items AS exact FROM cuckoo_store_verify('tq.s3');
 
+-- parallel workers cannot see the changes not applied yet: a transaction
+-- that has some runs its queries without workers until it ends
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+BEGIN;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s', k);
+INSERT INTO tq.t SELECT g, g * 10 FROM generate_series(8001, 9000) g;
+SHOW max_parallel_workers_per_gather;
+SHOW max_parallel_workers;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s', k);
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) = count(k) AS all_found
+FROM tq.t;
+COMMIT;
+SHOW max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
 -- an error at commit names the store, and rolls the whole transaction back
 CREATE FUNCTION tq.refuse() RETURNS trigger LANGUAGE plpgsql AS
   $$ BEGIN RAISE EXCEPTION 'segment writes refused'; END $$;

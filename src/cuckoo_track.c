@@ -34,6 +34,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "optimizer/cost.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -642,6 +643,22 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 	LockRelationOid(store, RowExclusiveLock);
 	if (l->n == 0)
 		return;
+
+	/*
+	 * No parallel worker from here to the end of the transaction: a worker
+	 * cannot see changes that are not applied yet, so its probes of the
+	 * store would miss them.  Plans made from now on have no Gather, and
+	 * those made before get no worker (their leader runs them).
+	 */
+	if (max_parallel_workers != 0 || max_parallel_workers_per_gather != 0)
+	{
+		(void) set_config_option("max_parallel_workers_per_gather", "0",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+								 true, 0, false);
+		(void) set_config_option("max_parallel_workers", "0",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+								 true, 0, false);
+	}
 	if (e->n + l->n > e->cap)
 	{
 		int64		cap = Max(e->cap * 2, e->n + l->n);
