@@ -102,6 +102,14 @@ COMMIT;
 SELECT (SELECT missing FROM cuckoo_store_verify('tq.s')) AS s_missing,
        (SELECT missing || '|' || rows || '|' || items FROM cuckoo_store_verify('tq.s2')) AS s2;
 
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+INSERT INTO tq.t2 VALUES (5);
+DELETE FROM tq.t2 WHERE k = 1;
+SELECT cuckoo_store_contains('tq.s2', 5::int8) AS serializable_seen;
+COMMIT;
+SELECT missing || '|' || rows || '|' || items AS s2 FROM cuckoo_store_verify('tq.s2');
+SHOW transaction_isolation;
+
 -- a store dropped after this transaction changed it: nothing left to apply
 BEGIN;
 INSERT INTO tq.t2 VALUES (4);

@@ -9,9 +9,9 @@
  * The design is in docs/DESIGN.md ("Living filters").  A tracking is a row
  * (store, tab, col) of the extension's table cuckoo_store_tracking; a
  * tracked table has four statement triggers that call cuckoo_track_trigger,
- * which reads the trackings of its table and applies the transition
- * tables' values to their stores (cuckoo_store_apply), with the rights of
- * the table's owner.  A tracked partitioned table's partitions, every
+ * which reads the trackings of its table and queues the transition tables'
+ * values for their stores; the commit applies them (cuckoo_store_apply),
+ * with the rights of the table's owner ("Pending changes" below).  A tracked partitioned table's partitions, every
  * level, have four more (cuckoo_track_part_*), whose calls apply to the
  * trackings of their ancestors; the event triggers keep them on the
  * partitions created, attached and detached later.
