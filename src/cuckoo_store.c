@@ -323,6 +323,25 @@ store_entry(Oid relid, Oid filter_type)
 }
 
 /*
+ * Set while cuckoo_store_apply(..., latest) runs: the store's rows are then
+ * read and written under the newest snapshot (committed changes of other
+ * transactions included, whatever the isolation level), not the
+ * transaction's.
+ */
+static bool store_latest = false;
+
+static int
+store_exec_plan(SPIPlanPtr plan, Datum *args, bool read_only, long tcount)
+{
+	if (store_latest)
+		return SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
+									InvalidSnapshot, read_only, true, tcount);
+	return SPI_execute_plan(plan, args, NULL, read_only, tcount);
+}
+
+static CuckooFilter *store_overlay(Store *s, int32 segment, CuckooFilter *v);
+
+/*
  * Reads row `segment` (locking it when lock): its f, detoasted (a copy when
  * copy), or NULL when there is no such row.  With header, the other columns
  * too.  The result lives in the SPI procedure's context.
@@ -339,8 +358,8 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 	bool		isnull;
 
 	/* two rows asked: a second row for the segment is an error, not a guess */
-	rc = SPI_execute_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
-						  &arg, NULL, read_only, 2);
+	rc = store_exec_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
+						 &arg, read_only, 2);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
 			 SPI_result_code_string(rc));
@@ -382,9 +401,11 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 
 		/* a bulk change reads many segments: keep only the copies */
 		SPI_freetuptable(SPI_tuptable);
-		return v;
+		return lock || segment < 0 ? v : store_overlay(s, segment, v);
 	}
-	return DatumGetCuckooFilterP(d);
+	/* a read to probe: with this transaction's changes not applied yet */
+	return lock || segment < 0 ? DatumGetCuckooFilterP(d) :
+		store_overlay(s, segment, DatumGetCuckooFilterP(d));
 }
 
 static void
@@ -399,7 +420,7 @@ store_write(Store *s, int32 segment, cf_filter *cf)
 	AssertCheckFilter(cf, "store_write");
 	args[0] = Int32GetDatum(segment);
 	args[1] = PointerGetDatum(v);
-	rc = SPI_execute_plan(s->entry->plans[PLAN_WRITE], args, NULL, false, 0);
+	rc = store_exec_plan(s->entry->plans[PLAN_WRITE], args, false, 0);
 	if (rc != SPI_OK_UPDATE || SPI_processed != 1)
 		elog(ERROR, "updating segment %d of cuckoo store \"%s\" failed: %s",
 			 segment, s->name, SPI_result_code_string(rc));
@@ -505,6 +526,40 @@ segment_apply(cf_filter *cf, const ValueHasher *vh, StoreOp op, uint64 h)
 	(void) filter_grow_end(cf);
 	filter_report_status(st, cf, NULL);
 	return st != CF_EXISTS;
+}
+
+/*
+ * Segment v of store s as this transaction will change it at commit: the
+ * changes its tracked tables made, which cuckoo_track.c keeps until then
+ * (cuckoo_track_pending), applied to a copy as cuckoo_store_apply would
+ * apply them (removes first, saturating).  v itself when there are none.
+ */
+static CuckooFilter *
+store_overlay(Store *s, int32 segment, CuckooFilter *v)
+{
+	const StoreChange *c;
+	const ValueHasher *vh;
+	int64		n = cuckoo_track_pending(s->relid, (uint32) s->nsegments, segment, &c, &vh);
+	CuckooFilter *copy;
+	cf_filter	cf;
+	cf_params	p;
+
+	if (n == 0)
+		return v;
+	copy = palloc(VARSIZE(v));
+	memcpy(copy, v, VARSIZE(v));
+	filter_open(&cf, copy);
+	filter_check_kind(&cf, vh);
+	cf_get_params(&cf, &p);
+	for (int64 i = 0; i < n; i++)
+	{
+		if (cf_count(&cf, c[i].h) >= p.bucket_size)
+			continue;
+		(void) segment_apply(&cf, vh, c[i].remove ? OP_REMOVE : OP_ADD, c[i].h);
+	}
+	copy = (CuckooFilter *) (cf.buf - VARHDRSZ);
+	SET_VARSIZE(copy, VARHDRSZ + cf.len);
+	return copy;
 }
 
 /* One hash of an array, routed. */
@@ -1437,7 +1492,11 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_DATA_CORRUPTED),
 						 errmsg("a segment of cuckoo store \"%s\" is NULL", s.name)));
 			bytes += (int64) toast_datum_size(d);
-			v = DatumGetCuckooFilterP(d);
+			/* with this transaction's changes not applied yet */
+			v = store_overlay(&s, DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
+															  SPI_tuptable->tupdesc,
+															  1, &isnull)),
+							  DatumGetCuckooFilterP(d));
 			filter_open(&cf, v);
 			cf_get_info(&cf, &info);
 			items += (int64) cf_items(&cf);
@@ -1479,9 +1538,33 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
+static int64 store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+						 const StoreChange *changes, int64 n, bool saturate);
+
 int64
 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
-				   const StoreChange *changes, int64 n, bool saturate)
+				   const StoreChange *changes, int64 n, bool saturate, bool latest)
+{
+	int64		changed;
+
+	if (!latest)
+		return store_apply(fcinfo, relid, vh, changes, n, saturate);
+	store_latest = true;
+	PG_TRY();
+	{
+		changed = store_apply(fcinfo, relid, vh, changes, n, saturate);
+	}
+	PG_FINALLY();
+	{
+		store_latest = false;
+	}
+	PG_END_TRY();
+	return changed;
+}
+
+static int64
+store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+			const StoreChange *changes, int64 n, bool saturate)
 {
 	Store		s;
 	StoreItem  *items;

@@ -19,7 +19,11 @@ typedef struct StoreChange
 /*
  * Applies changes[0 .. n-1] to store relid, as the current user and inside
  * the caller's transaction: segments locked and changed in segment order,
- * each once, removes before adds within a segment.  vh gives the value
+ * each once, removes before adds within a segment.  With latest, the
+ * store's rows are read, locked and written under the newest snapshot, not
+ * the transaction's (the caller runs it at commit with the isolation level
+ * read committed: a segment another transaction changed since the
+ * transaction's snapshot is changed in its newest version, no 40001).  vh gives the value
  * family (recorded in a store that has none yet; another is 42804), and
  * fcinfo a call of one of the extension's functions (its schema and
  * fn_extra are used).  With saturate, an add of a hash of which the
@@ -30,7 +34,18 @@ typedef struct StoreChange
 extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
 								const ValueHasher *vh,
 								const StoreChange *changes, int64 n,
-								bool saturate);
+								bool saturate, bool latest);
+
+/*
+ * src/cuckoo_track.c: the changes this transaction's tracked tables made to
+ * store relid that are not applied yet (they are at commit), in segment
+ * segment of its nsegments: sets *changes to them (net, removes first) and
+ * *vh to their hasher, returns how many.  Every read of a segment for a
+ * probe applies them to its copy, so the transaction's own probes see them.
+ */
+extern int64 cuckoo_track_pending(Oid relid, uint32 nsegments, int32 segment,
+								  const StoreChange **changes,
+								  const ValueHasher **vh);
 
 /*
  * The batched probe of cuckoo_store_contains (src/cuckoo_scan.c): fcinfo is

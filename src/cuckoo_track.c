@@ -9,9 +9,9 @@
  * The design is in docs/DESIGN.md ("Living filters").  A tracking is a row
  * (store, tab, col) of the extension's table cuckoo_store_tracking; a
  * tracked table has four statement triggers that call cuckoo_track_trigger,
- * which reads the trackings of its table and applies the transition
- * tables' values to their stores (cuckoo_store_apply), with the rights of
- * the table's owner.  A tracked partitioned table's partitions, every
+ * which reads the trackings of its table and queues the transition tables'
+ * values for their stores; the commit applies them (cuckoo_store_apply),
+ * with the rights of the table's owner ("Pending changes" below).  A tracked partitioned table's partitions, every
  * level, have four more (cuckoo_track_part_*), whose calls apply to the
  * trackings of their ancestors; the event triggers keep them on the
  * partitions created, attached and detached later.
@@ -19,10 +19,13 @@
 #include "cuckoo.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "commands/trigger.h"
@@ -31,16 +34,19 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "optimizer/cost.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "cf_store.h"
 #include "cuckoo_store.h"
 
 #define TRACK_TABLE		"cuckoo_store_tracking"
@@ -93,6 +99,71 @@ changes_push(ChangeList *l, uint64 h, bool remove)
 	l->c[l->n].h = h;
 	l->c[l->n].remove = remove;
 	l->n++;
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const StoreChange *x = a;
+	const StoreChange *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (int) x->remove - (int) y->remove;
+}
+
+/*
+ * Cancels each remove of a hash against an add of the same hash (an update
+ * that leaves the value as it was changes nothing); keeps the rest.
+ */
+static void
+changes_cancel(ChangeList *l)
+{
+	int64		out = 0;
+	bool		adds = false,
+				removes = false;
+
+	if (l->n < 2)
+		return;
+	/* only adds, or only removes (a bulk load, a bulk delete): nothing cancels */
+	for (int64 i = 0; i < l->n && !(adds && removes); i++)
+	{
+		if (l->c[i].remove)
+			removes = true;
+		else
+			adds = true;
+	}
+	if (!(adds && removes))
+		return;
+	qsort(l->c, l->n, sizeof(StoreChange), change_cmp);
+	for (int64 i = 0; i < l->n;)
+	{
+		int64		j = i,
+					adds = 0,
+					removes = 0;
+		uint64		h = l->c[i].h;
+
+		while (j < l->n && l->c[j].h == h)
+		{
+			if (l->c[j].remove)
+				removes++;
+			else
+				adds++;
+			j++;
+		}
+		for (; adds > removes; adds--)
+		{
+			l->c[out].h = h;
+			l->c[out++].remove = false;
+		}
+		for (; removes > adds; removes--)
+		{
+			l->c[out].h = h;
+			l->c[out++].remove = true;
+		}
+		i = j;
+	}
+	l->n = out;
 }
 
 /* ------------------------------------------------------------------------
@@ -286,11 +357,21 @@ track_trigger_fn(FunctionCallInfo fcinfo)
 									  "cuckoo_track_trigger");
 }
 
+/* The OID of the trigger function, InvalidOid if it is gone. */
+static Oid
+track_trigger_fn_oid(FunctionCallInfo fcinfo)
+{
+	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
+						   CStringGetDatum("cuckoo_track_trigger"),
+						   PointerGetDatum(buildoidvector(NULL, 0)),
+						   ObjectIdGetDatum(ext_namespace(fcinfo)));
+}
+
 /* How many of the triggers set of tab call the trigger function (in SPI). */
 static int64
 track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
 {
-	Oid			types[3] = {OIDOID, TEXTOID, TEXTARRAYOID};
+	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
 	Datum		values[3];
 	Datum		names[lengthof(track_triggers)];
 	bool		isnull;
@@ -299,13 +380,13 @@ track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2
 	for (int i = 0; i < lengthof(track_triggers); i++)
 		names[i] = CStringGetTextDatum(set[i][0]);
 	values[0] = ObjectIdGetDatum(tab);
-	values[1] = CStringGetTextDatum(psprintf("%s()", track_trigger_fn(fcinfo)));
+	/* by OID: a name lookup would need USAGE on the extension's schema */
+	values[1] = ObjectIdGetDatum(track_trigger_fn_oid(fcinfo));
 	values[2] = PointerGetDatum(construct_array(names, lengthof(track_triggers), TEXTOID,
 												-1, false, TYPALIGN_INT));
 	rc = SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger "
 							   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
-							   "AND tgfoid OPERATOR(pg_catalog.=) "
-							   "pg_catalog.to_regprocedure($2)::pg_catalog.oid "
+							   "AND tgfoid OPERATOR(pg_catalog.=) $2 "
 							   "AND tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3)",
 							   3, types, values, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
@@ -428,6 +509,429 @@ track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][
 }
 
 /* ------------------------------------------------------------------------
+ * Pending changes: collected by the triggers, applied at commit
+ * ------------------------------------------------------------------------
+ *
+ * The triggers do not change a store: they add the changes to the
+ * transaction's pending changes of the store, and a transaction callback
+ * applies them all at pre-commit (and before PREPARE TRANSACTION), store by
+ * store in OID order, each store's segments in ascending order, each
+ * locked once: two transactions never wait for each other's segments in
+ * opposite orders (DESIGN.md, "Living filters", Concurrency).  A segment
+ * is applied in its newest version (cuckoo_store_apply, latest), so under
+ * REPEATABLE READ a segment changed since the snapshot is no 40001.  A
+ * (sub)transaction that aborts drops its changes; probes of the store in
+ * this transaction see them (cuckoo_track_pending, for cuckoo_store.c).
+ */
+
+/* One pending change: a hash, added or removed, by subtransaction level. */
+typedef struct PendingChange
+{
+	uint64		h;
+	int32		level;			/* GetCurrentTransactionNestLevel() */
+	bool		remove;
+} PendingChange;
+
+typedef struct PendingStore
+{
+	Oid			store;
+	Oid			role;			/* applied with its rights: a tracked table's owner */
+	Oid			fn_oid;			/* a function of the extension (its schema) */
+	Oid			checked_type;	/* store checked for values of this type */
+	ValueHasher vh;
+	PendingChange *c;
+	int64		n;
+	int64		cap;
+	/* the net changes by segment, for probes (while net_valid) */
+	bool		net_valid;
+	uint32		net_nsegments;
+	StoreChange *net;
+	int32	   *net_seg;
+	int64		net_n;
+	struct PendingStore *next;
+} PendingStore;
+
+/*
+ * The (store, value type) pairs this backend has checked (the store's shape
+ * and value family), so that a transaction's first change of a store costs
+ * no read of its header: a store's family, once recorded, does not change,
+ * and the commit checks the store again when it applies.
+ */
+#define CHECKED_SLOTS	16
+static struct
+{
+	Oid			store;
+	Oid			typid;
+}			checked[CHECKED_SLOTS];
+static int	checked_next = 0;
+
+static bool
+track_checked(Oid store, Oid typid)
+{
+	for (int i = 0; i < CHECKED_SLOTS; i++)
+		if (checked[i].store == store && checked[i].typid == typid)
+			return true;
+	return false;
+}
+
+/* The transaction's pending stores, in TopTransactionContext. */
+static PendingStore *pending = NULL;
+static bool pending_callbacks = false;
+
+static void pending_xact_callback(XactEvent event, void *arg);
+static void pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+									 SubTransactionId parentSubid, void *arg);
+
+/*
+ * Queues the changes l (of values of type typid, collation collid) for
+ * store, to be applied with role's rights at commit.  The store is checked
+ * now (its shape, its value family, role's privileges on it), so that a
+ * store that cannot take the changes fails the statement, not the commit;
+ * and it is locked (ROW EXCLUSIVE, as an UPDATE would), so it cannot be
+ * dropped before the commit applies them.
+ */
+static void
+track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
+			const ChangeList *l)
+{
+	PendingStore *e;
+	int32		level = GetCurrentTransactionNestLevel();
+
+	if (!pending_callbacks)
+	{
+		RegisterXactCallback(pending_xact_callback, NULL);
+		RegisterSubXactCallback(pending_subxact_callback, NULL);
+		pending_callbacks = true;
+	}
+	for (e = pending; e != NULL; e = e->next)
+		if (e->store == store)
+			break;
+	if (e == NULL)
+	{
+		e = MemoryContextAllocZero(TopTransactionContext, sizeof(PendingStore));
+		e->store = store;
+		e->role = role;
+		e->fn_oid = fcinfo->flinfo->fn_oid;
+		e->next = pending;
+		pending = e;
+	}
+	if (pg_class_aclcheck(store, role, ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
+						   GetUserNameFromId(role, false))));
+	if (e->checked_type != typid)
+	{
+		if (!track_checked(store, typid))
+		{
+			ValueHasher vh;
+			Become		b;
+
+			value_hasher_init(&vh, typid, collid, CurrentMemoryContext);
+			track_become(&b, role);
+			(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
+			track_unbecome(&b);
+			checked[checked_next].store = store;
+			checked[checked_next].typid = typid;
+			checked_next = (checked_next + 1) % CHECKED_SLOTS;
+		}
+		if (!OidIsValid(e->checked_type))
+			value_hasher_init(&e->vh, typid, collid, TopTransactionContext);
+		e->checked_type = typid;
+	}
+	LockRelationOid(store, RowExclusiveLock);
+	if (l->n == 0)
+		return;
+
+	/*
+	 * No parallel worker from here to the end of the transaction: a worker
+	 * cannot see changes that are not applied yet, so its probes of the
+	 * store would miss them.  Plans made from now on have no Gather, and
+	 * those made before get no worker (their leader runs them).
+	 */
+	if (max_parallel_workers != 0 || max_parallel_workers_per_gather != 0)
+	{
+		(void) set_config_option("max_parallel_workers_per_gather", "0",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+								 true, 0, false);
+		(void) set_config_option("max_parallel_workers", "0",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+								 true, 0, false);
+	}
+	if (e->n + l->n > e->cap)
+	{
+		int64		cap = Max(e->cap * 2, e->n + l->n);
+
+		cap = Max(cap, 64);
+		if (e->c == NULL)
+			e->c = MemoryContextAllocExtended(TopTransactionContext,
+											  sizeof(PendingChange) * (Size) cap,
+											  MCXT_ALLOC_HUGE);
+		else
+			e->c = repalloc_huge(e->c, sizeof(PendingChange) * (Size) cap);
+		e->cap = cap;
+	}
+	for (int64 i = 0; i < l->n; i++)
+	{
+		e->c[e->n].h = l->c[i].h;
+		e->c[e->n].remove = l->c[i].remove;
+		e->c[e->n].level = level;
+		e->n++;
+	}
+	e->net_valid = false;
+}
+
+/* The net changes of e (equal hashes added and removed cancel), in l. */
+static void
+pending_net(PendingStore *e, ChangeList *l)
+{
+	l->n = 0;
+	l->cap = Max(e->n, 1);
+	l->c = palloc_extended(sizeof(StoreChange) * (Size) l->cap, MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < e->n; i++)
+	{
+		l->c[i].h = e->c[i].h;
+		l->c[i].remove = e->c[i].remove;
+	}
+	l->n = e->n;
+	changes_cancel(l);
+}
+
+typedef struct SegChange
+{
+	int32		seg;
+	StoreChange c;
+} SegChange;
+
+static int
+segchange_cmp(const void *a, const void *b)
+{
+	const SegChange *x = a;
+	const SegChange *y = b;
+
+	if (x->seg != y->seg)
+		return x->seg < y->seg ? -1 : 1;
+	if (x->c.remove != y->c.remove)
+		return x->c.remove ? -1 : 1;	/* removes first */
+	return x->c.h < y->c.h ? -1 : (x->c.h > y->c.h ? 1 : 0);
+}
+
+int64
+cuckoo_track_pending(Oid relid, uint32 nsegments, int32 segment,
+					 const StoreChange **changes, const ValueHasher **vh)
+{
+	PendingStore *e;
+	int64		lo,
+				hi;
+
+	for (e = pending; e != NULL; e = e->next)
+		if (e->store == relid)
+			break;
+	if (e == NULL || e->n == 0)
+		return 0;
+	if (!e->net_valid || e->net_nsegments != nsegments)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		ChangeList	l;
+		SegChange  *sc;
+
+		if (e->net != NULL)
+			pfree(e->net);
+		if (e->net_seg != NULL)
+			pfree(e->net_seg);
+		pending_net(e, &l);
+		sc = palloc_extended(sizeof(SegChange) * (Size) Max(l.n, 1), MCXT_ALLOC_HUGE);
+		for (int64 i = 0; i < l.n; i++)
+		{
+			sc[i].seg = (int32) cf_store_segment(l.c[i].h, nsegments);
+			sc[i].c = l.c[i];
+		}
+		qsort(sc, l.n, sizeof(SegChange), segchange_cmp);
+		for (int64 i = 0; i < l.n; i++)
+			l.c[i] = sc[i].c;
+		e->net_seg = (int32 *) sc;	/* reused: the segments, in place */
+		for (int64 i = 0; i < l.n; i++)
+			e->net_seg[i] = sc[i].seg;
+		e->net = l.c;
+		e->net_n = l.n;
+		e->net_nsegments = nsegments;
+		e->net_valid = true;
+		MemoryContextSwitchTo(old);
+	}
+	/* the first of segment's changes, then past its last */
+	lo = 0;
+	hi = e->net_n;
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (e->net_seg[mid] < segment)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	while (hi < e->net_n && e->net_seg[hi] == segment)
+		hi++;
+	*changes = e->net + lo;
+	*vh = &e->vh;
+	return hi - lo;
+}
+
+static int
+pending_store_cmp(const void *a, const void *b)
+{
+	Oid			x = (*(PendingStore *const *) a)->store;
+	Oid			y = (*(PendingStore *const *) b)->store;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* The store being applied at commit, for the error context. */
+static void
+pending_error_context(void *arg)
+{
+	PendingStore *e = arg;
+	char	   *name = get_rel_name(e->store);
+
+	errcontext("applying, at commit, this transaction's changes of the tables tracked by cuckoo store \"%s\"",
+			   name ? name : "?");
+}
+
+/*
+ * Applies every pending change (at pre-commit, pre-prepare): store by store
+ * in OID order, each in one call, under the newest snapshot with the
+ * isolation level read committed (a segment changed since the
+ * transaction's snapshot is locked and changed in its newest version).
+ */
+static void
+pending_apply_all(void)
+{
+	for (int round = 0; pending != NULL; round++)
+	{
+		PendingStore *list = pending;
+		PendingStore **v;
+		int			nv = 0,
+					k = 0;
+		int			save_iso = XactIsoLevel;
+
+		/* a store that is itself tracked queues its own changes as we go */
+		if (round >= 100)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cuckoo stores track each other in a cycle"),
+					 errhint("A store's own table cannot be tracked by a store that it tracks.")));
+		pending = NULL;
+		for (PendingStore *e = list; e != NULL; e = e->next)
+			nv++;
+		v = palloc(sizeof(PendingStore *) * nv);
+		for (PendingStore *e = list; e != NULL; e = e->next)
+			v[k++] = e;
+		qsort(v, nv, sizeof(PendingStore *), pending_store_cmp);
+		XactIsoLevel = XACT_READ_COMMITTED;
+		PG_TRY();
+		{
+			for (int i = 0; i < nv; i++)
+			{
+				PendingStore *e = v[i];
+				ErrorContextCallback ctx;
+				FmgrInfo	flinfo;
+				ChangeList	l;
+				Become		b;
+
+				LOCAL_FCINFO(fc, 0);
+
+				if (e->n == 0)
+					continue;
+				/*
+				 * dropped by this transaction since (no other could: it is
+				 * locked), or the extension was (DROP EXTENSION ... CASCADE)
+				 */
+				if (get_rel_relkind(e->store) == '\0' ||
+					!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(e->fn_oid)))
+					continue;
+				pending_net(e, &l);
+				if (l.n == 0)
+					continue;
+				memset(&flinfo, 0, sizeof(flinfo));
+				flinfo.fn_oid = e->fn_oid;
+				flinfo.fn_mcxt = CurrentMemoryContext;
+				InitFunctionCallInfoData(*fc, &flinfo, 0, InvalidOid, NULL, NULL);
+				ctx.callback = pending_error_context;
+				ctx.arg = e;
+				ctx.previous = error_context_stack;
+				error_context_stack = &ctx;
+				track_become(&b, e->role);
+				(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
+				track_unbecome(&b);
+				error_context_stack = ctx.previous;
+				pfree(l.c);
+			}
+		}
+		PG_FINALLY();
+		{
+			XactIsoLevel = save_iso;
+		}
+		PG_END_TRY();
+		pfree(v);
+	}
+}
+
+static void
+pending_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (pending != NULL)
+				pending_apply_all();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			pending = NULL;		/* its memory goes with the transaction */
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * A subtransaction that aborts drops its changes (the last ones: each is
+ * queued after all those of the subtransactions around it); one that
+ * commits gives them to its parent.
+ */
+static void
+pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	int32		level = GetCurrentTransactionNestLevel();
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	for (PendingStore *e = pending; e != NULL; e = e->next)
+	{
+		int64		i = e->n;
+
+		while (i > 0 && e->c[i - 1].level >= level)
+		{
+			i--;
+			if (event == SUBXACT_EVENT_COMMIT_SUB)
+				e->c[i].level = level - 1;
+		}
+		if (event == SUBXACT_EVENT_ABORT_SUB && i != e->n)
+		{
+			e->n = i;
+			e->net_valid = false;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
  * cuckoo_store_track, cuckoo_store_untrack
  * ------------------------------------------------------------------------
  */
@@ -510,7 +1014,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	/* the store: its shape, privileges, and its value family against the column's */
 	get_atttypetypmodcoll(tab, att, &atttype, &atttypmod, &attcoll);
 	value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
-	(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, 0);
+	(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
 
 	/* the triggers, once per table; and on every partition, every level */
 	foreach(lc, tree)
@@ -529,7 +1033,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 		track_unbecome(&b);
 	}
 	if (l.n > 0)
-		(void) cuckoo_store_apply(fcinfo, store, &vh, l.c, l.n, true);
+		track_queue(fcinfo, store, GetUserId(), atttype, attcoll, &l);
 	SPI_finish();
 	PG_RETURN_INT64(l.n);
 }
@@ -614,59 +1118,6 @@ track_read_transition(Tuplestorestate *ts, TupleTableSlot *slot, AttrNumber att,
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(slot);
-}
-
-static int
-change_cmp(const void *a, const void *b)
-{
-	const StoreChange *x = a;
-	const StoreChange *y = b;
-
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	return (int) x->remove - (int) y->remove;
-}
-
-/*
- * Cancels each remove of a hash against an add of the same hash (an update
- * that leaves the value as it was changes nothing); keeps the rest.
- */
-static void
-changes_cancel(ChangeList *l)
-{
-	int64		out = 0;
-
-	if (l->n < 2)
-		return;
-	qsort(l->c, l->n, sizeof(StoreChange), change_cmp);
-	for (int64 i = 0; i < l->n;)
-	{
-		int64		j = i,
-					adds = 0,
-					removes = 0;
-		uint64		h = l->c[i].h;
-
-		while (j < l->n && l->c[j].h == h)
-		{
-			if (l->c[j].remove)
-				removes++;
-			else
-				adds++;
-			j++;
-		}
-		for (; adds > removes; adds--)
-		{
-			l->c[out].h = h;
-			l->c[out++].remove = false;
-		}
-		for (; removes > adds; removes--)
-		{
-			l->c[out].h = h;
-			l->c[out++].remove = true;
-		}
-		i = j;
-	}
-	l->n = out;
 }
 
 /*
@@ -766,7 +1217,26 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
-	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+	/*
+	 * With its owner's rights when the writer has no USAGE on its schema
+	 * (the statement is schema-qualified throughout and the table readable
+	 * by everyone, so the writer's own rights do otherwise)
+	 */
+#if PG_VERSION_NUM >= 160000
+	if (object_aclcheck(NamespaceRelationId, get_rel_namespace(tt), GetUserId(),
+						ACL_USAGE) == ACLCHECK_OK)
+#else
+	if (pg_namespace_aclcheck(get_rel_namespace(tt), GetUserId(), ACL_USAGE) == ACLCHECK_OK)
+#endif
+		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+	else
+	{
+		Become		b;
+
+		track_become(&b, rel_owner(tt));
+		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+		track_unbecome(&b);
+	}
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	ntrack = (int) SPI_processed;
@@ -811,11 +1281,8 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 				changes_cancel(&l);
 		}
 		if (l.n > 0)
-		{
-			track_become(&b, tracked[i] == tab ? owner : rel_owner(tracked[i]));
-			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
-			track_unbecome(&b);
-		}
+			track_queue(fcinfo, stores[i], tracked[i] == tab ? owner : rel_owner(tracked[i]),
+						a->atttypid, a->attcollation, &l);
 		if (l.c != NULL)
 			pfree(l.c);
 	}
@@ -864,7 +1331,10 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 	 * A dropped table that carried the partition triggers, named by the
 	 * command (or dropped by a command that drops no tracked table: DROP
 	 * SCHEMA ... CASCADE of its schema), while its tracked root stays.
+	 * Read, as the rest, with the tracking table's owner's rights: the
+	 * caller may have no USAGE on its schema.
 	 */
+	track_become(&b, rel_owner(tt));
 	rc = SPI_execute(psprintf("SELECT e.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() d, "
 							  "pg_catalog.pg_event_trigger_dropped_objects() e "
 							  "WHERE d.object_type OPERATOR(pg_catalog.=) 'trigger' "
@@ -878,6 +1348,7 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 							  "AND f.objsubid OPERATOR(pg_catalog.=) 0 "
 							  "AND f.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
 							  ttname), true, 1);
+	track_unbecome(&b);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading the dropped objects failed: %s", SPI_result_code_string(rc));
 	if (SPI_processed > 0)
@@ -920,9 +1391,11 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 
 		if (get_rel_relkind(tab) == '\0')
 			continue;
+		track_become(&b, rel_owner(tt));
 		rc = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE tab::pg_catalog.oid "
 											"OPERATOR(pg_catalog.=) $1", ttname),
 								   1, &type, &arg, NULL, false, 1);
+		track_unbecome(&b);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 		if (SPI_processed == 0)
@@ -940,9 +1413,14 @@ static int
 track_lookup(Oid tt, Oid tab, Oid **stores, char ***cols, Oid **tracked)
 {
 	Datum		arg = track_self_and_ancestors(tab, get_rel_relispartition(tab));
-	int			rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
+	int			rc;
 	int			n;
+	Become		b;
 
+	/* with its owner's rights: the caller may have no USAGE on its schema */
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
+	track_unbecome(&b);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	n = (int) SPI_processed;
@@ -996,11 +1474,7 @@ track_apply_tables(FunctionCallInfo fcinfo, int ntrack, Oid *stores, char **cols
 			track_unbecome(&b);
 		}
 		if (l.n > 0)
-		{
-			track_become(&b, rel_owner(tracked[i]));
-			(void) cuckoo_store_apply(fcinfo, stores[i], &vh, l.c, l.n, true);
-			track_unbecome(&b);
-		}
+			track_queue(fcinfo, stores[i], rel_owner(tracked[i]), atttype, attcoll, &l);
 		if (l.c != NULL)
 			pfree(l.c);
 	}
@@ -1106,6 +1580,7 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 	Node	   *parsetree;
 	Oid			tt;
 	int			rc;
+	Become		b;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -1118,6 +1593,8 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/* with the tracking table's owner's rights: the caller may have no USAGE on its schema */
+	track_become(&b, rel_owner(tt));
 	rc = SPI_execute(psprintf("SELECT t.tab::pg_catalog.text FROM %s t "
 							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
 							  "WHERE c.relispartition OR (c.relkind OPERATOR(pg_catalog.<>) 'p' "
@@ -1125,6 +1602,7 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 							  "WHERE i.inhrelid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
 							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
 							  rel_qualname(tt)), false, 1);	/* sees the command's changes */
+	track_unbecome(&b);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	if (SPI_processed > 0)
