@@ -151,6 +151,23 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- a store of more than 64 segments: a scan reads the first segments one by
+-- one, then the rest in one statement (DESIGN.md, Stored filters); both
+-- reads see the transaction's pending changes
+SELECT cuckoo_store_create('tq.big', 100000) IS NOT NULL AS created;
+CREATE TABLE tq.bt (k int8);
+SELECT cuckoo_store_track('tq.big', 'tq.bt', 'k');
+SELECT segments > 100 AS many_segments FROM cuckoo_store_info('tq.big');
+BEGIN;
+INSERT INTO tq.bt SELECT g FROM generate_series(1, 20000) g;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.big', k)) AS found, count(*) AS rows
+FROM tq.bt;
+SET LOCAL cuckoo.batched_probe = off;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.big', k)) AS found, count(*) AS rows
+FROM tq.bt;
+COMMIT;
+SELECT missing FROM cuckoo_store_verify('tq.big');
+
 -- an error at commit names the store, and rolls the whole transaction back
 CREATE FUNCTION tq.refuse() RETURNS trigger LANGUAGE plpgsql AS
   $$ BEGIN RAISE EXCEPTION 'segment writes refused'; END $$;

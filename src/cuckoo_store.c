@@ -934,7 +934,8 @@ probe_read_all_after(int32 nsegments)
 /*
  * Reads every segment of store s (open, inside SPI) not in the cache yet,
  * in one statement under the same snapshot as the reads one by one, into
- * pc->raw, as far as the cache's budget allows.  Copies are opened (header
+ * pc->raw, as far as the cache's budget allows, but for the segments this
+ * transaction has pending changes of.  Copies are opened (header
  * checked, kind compared) at their first probe, so a damaged segment gives
  * its error at the row that probes it, as when read alone.  Two rows of one
  * segment are an error here too.
@@ -945,6 +946,8 @@ probe_read_all(ProbeCache *pc, Store *s)
 	Datum		arg = Int32GetDatum(0);
 	Portal		portal;
 	bool		full = false;
+	const StoreChange *pending;
+	const ValueHasher *pending_vh;
 
 	pc->raw = MemoryContextAllocExtended(pc->cxt, sizeof(cf_filter *) * (Size) pc->nsegments,
 										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -969,6 +972,14 @@ probe_read_all(ProbeCache *pc, Store *s)
 
 			/* rows a probe never reads are left to the probes' own reads */
 			if (isnull || seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+				continue;
+			/*
+			 * So is a segment this transaction has changes of, not applied
+			 * until its commit: the read one by one lays them over the copy
+			 * (store_overlay), so its probes find what the transaction added.
+			 */
+			if (cuckoo_track_pending(s->relid, (uint32) pc->nsegments, seg,
+									 &pending, &pending_vh) > 0)
 				continue;
 			if (pc->raw[seg] != NULL)
 				ereport(ERROR,
