@@ -3,7 +3,7 @@
  *     Helpers shared by the files of the core: little-endian and bit-field
  *     access, the hash arithmetic that places an item, bucket coding and the
  *     word-wide bucket tests.  All static inline, so that the per-item paths
- *     (cf_table.c) compile to the same straight-line code they did when the
+ *     (cf_shape.c, cf_table.c) compile to the same straight-line code they did when the
  *     core was one file.  Not for use outside src/core/ (and its tests).
  */
 #ifndef CF_INTERNAL_H
@@ -76,7 +76,7 @@ load_le64(const uint8_t *p)
 	return v;
 }
 
-/* Buckets of 16 and 32 bits (the shapes with their own code, cf_table.c). */
+/* Buckets of 16 and 32 bits (the shapes with their own code, cf_shape.c). */
 static CF_ALWAYS_INLINE uint64_t
 load_le32(const uint8_t *p)
 {

@@ -2,7 +2,7 @@
  * cf_slice.c
  *     The byte ranges a lookup reads (cf_slice.h).  The addressing is the
  *     format's (the buckets function of its operations table: version 1
- *     that of locate and alt_bucket, version 2 that of cf_v2's locate2,
+ *     that of locate and alt_bucket, version 2 that of locate2 in cf_v2.h,
  *     where a bucket below the split pointer uses one more address bit).  test/unit's
  *     test_slice.c checks, for filters of every shape, that lookups over a
  *     buffer holding only the header and these ranges (the rest garbage)

@@ -1850,6 +1850,7 @@ test_budget_validate(void)
 		CHECK(!cf_validate(m, len, err, sizeof err) && strstr(err, "address bits"),
 			  "a slot with A + 1 address bits: '%s'", err);
 	}
+	CHECK(cases == 7, "%d validation cases ran, not 7", cases);
 done:
 	t_end("address budget: validation rules (flag, t = T(k), A address bits)");
 	free(m);

@@ -611,7 +611,7 @@ done:
 
 /*
  * cf_open chooses per-shape lookup, insert and delete functions
- * (cf_choose_paths in cf_table.c).  A random filter of the given shape is
+ * (cf_choose_paths in cf_shape.c).  A random filter of the given shape is
  * filled to about 90% or, with `victim`, until the victim slot is in use (and
  * one insert more), through cf_insert, and a second one through
  * cf_insert_generic: the same statuses and bytes after every insert.  Then
