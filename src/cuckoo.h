@@ -102,6 +102,14 @@
 #include "cf.h"
 
 /*
+ * The glue's functions are internal to cuckoo.so: hidden, as PGXS makes
+ * every symbol from PostgreSQL 16 on, so that on 13 to 15 they cannot
+ * capture or be captured by another library's function of the same name
+ * (the SQL entry points keep PG_FUNCTION_INFO_V1's declarations).
+ */
+#pragma GCC visibility push(hidden)
+
+/*
  * The cuckoofilter varlena: the core's serialised form behind the usual
  * 4-byte length word.  The bytes are the filter (docs/FORMAT.md); nothing
  * is stored anywhere else.
@@ -202,5 +210,7 @@ extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
 extern uint64 value_hash(ValueHasher *vh, Datum value);
 extern bool filter_kind_matches(const cf_filter *cf, const ValueHasher *vh);
 extern void filter_check_kind(const cf_filter *cf, const ValueHasher *vh);
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_H */

@@ -12,6 +12,8 @@
 
 #include "utils/expandeddatum.h"
 
+#pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
+
 /*
  * The aggregate context of a transition, combine or (de)serialisation
  * function; an error when called outside an aggregate.
@@ -84,5 +86,7 @@ extern void grow_args_check(const GrowArgs *a, const GrowArgs *b);
 extern bool grow_partial_full(GrowPartial *gp);
 extern HashSetState *grow_arg_set(FunctionCallInfo fcinfo, int argno,
 								  HashSetState *tmp, GrowArgs *args);
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_AGG_H */

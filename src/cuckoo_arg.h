@@ -10,6 +10,8 @@
 
 #include "cuckoo.h"
 
+#pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
+
 /* What a call site keeps in fn_extra between rows (cuckoo_arg.c). */
 typedef struct CallSiteCache
 {
@@ -76,5 +78,7 @@ arg_hasher(FunctionCallInfo fcinfo, int argno)
 		return &cc->hasher;
 	return arg_hasher_init(fcinfo, argno);
 }
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_ARG_H */

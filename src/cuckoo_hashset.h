@@ -11,6 +11,8 @@
 
 #include "cuckoo.h"
 
+#pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
+
 #define HASHSET_PART_BITS	8		/* the set is split by the top 8 bits of a hash */
 #define HASHSET_PARTS		(1 << HASHSET_PART_BITS)
 #define HASHSET_PART_MIN	16		/* first room of a part */
@@ -99,5 +101,7 @@ hashset_add(HashSetState *s, uint64 h)
 		p = hashset_part_full(s, p, h);
 	p->a[p->n++] = h;
 }
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_HASHSET_H */
