@@ -15,7 +15,10 @@ OBJS = $(CORE_OBJS) src/cuckoo_module.o src/cuckoo_alloc.o src/cuckoo_growth.o \
        src/cuckoo_type.o src/cuckoo_funcs.o src/cuckoo_agg.o src/cuckoo_agg_fixed.o \
        src/cuckoo_agg_grow.o src/cuckoo_agg_split.o \
        src/cuckoo_hashset.o src/cuckoo_hashset_type.o src/cuckoo_planner.o \
-       src/cuckoo_scan.o src/cuckoo_store.o src/cuckoo_track.o
+       src/cuckoo_scan.o src/cuckoo_store_segment.o src/cuckoo_store_change.o \
+       src/cuckoo_store_probe.o src/cuckoo_store_create.o \
+       src/cuckoo_track_catalog.o src/cuckoo_track_pending.o \
+       src/cuckoo_track_trigger.o src/cuckoo_track_ddl.o src/cuckoo_track.o
 DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql cuckoo--1.1--1.2.sql cuckoo--1.2.sql \
        cuckoo--1.2--1.3.sql cuckoo--1.3.sql cuckoo--1.3--1.4.sql cuckoo--1.4.sql
 PGFILEDESC = "cuckoo - cuckoo filter type"
@@ -39,7 +42,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Every object depends on the headers (PGXS tracks no header dependencies).
-$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h src/cuckoo_agg.h src/cuckoo_arg.h src/cuckoo_hashset.h src/cuckoo_store.h
+$(OBJS): $(wildcard $(srcdir)/src/core/*.h) src/cuckoo.h src/cuckoo_agg.h src/cuckoo_arg.h src/cuckoo_hashset.h src/cuckoo_store.h src/cuckoo_store_int.h src/cuckoo_track_int.h
 
 # Soft input errors (pg_input_is_valid) exist from PostgreSQL 16 on: the
 # test of them runs there only.

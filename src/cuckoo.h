@@ -18,6 +18,16 @@
  * Layers, each using only those below it:
  *     cuckoo_module.c     _PG_init: calls the inits of the files below
  *     cuckoo_scan.c       the batched probe (planner hook, CustomScan)
+ *     cuckoo_track.c cuckoo_track_trigger.c cuckoo_track_ddl.c  (SQL) the
+ *                         living filters: track/untrack/verify, the
+ *                         trigger, the event triggers
+ *     cuckoo_track_pending.c  a transaction's tracked changes, applied at
+ *                         commit (installs the store's pending hook)
+ *     cuckoo_track_catalog.c  trackings, triggers, roles of the living filters
+ *     cuckoo_store_change.c cuckoo_store_probe.c cuckoo_store_create.c  (SQL)
+ *                         the stored filters: changes, probes, create/info
+ *     cuckoo_store_segment.c  a store's rows through SPI (cuckoo_store.h is
+ *                         the store's interface, cuckoo_store_int.h its own)
  *     cuckoo_funcs.c cuckoo_type.c cuckoo_planner.c  (SQL)
  *     cuckoo_agg.c cuckoo_agg_fixed.c cuckoo_agg_grow.c  (SQL) the aggregates
  *     cuckoo_agg_split.c  the growing aggregate's partial states
@@ -203,6 +213,9 @@ extern void scan_init(void);
 
 /* cuckoo_planner.c */
 extern void planner_init(void);
+
+/* cuckoo_track_pending.c */
+extern void track_init(void);
 
 /* cuckoo_hash.c */
 extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,

@@ -27,4 +27,5 @@ _PG_init(void)
 	arg_init();
 	planner_init();
 	growth_init();
+	track_init();
 }

@@ -66,7 +66,7 @@
 #define PROBE_FIRST_BATCH	16	/* rows in the first batch after a (re)start */
 
 /* the functions the node batches (compared by address): cuckoo_funcs.c's
- * and cuckoo_store.c's (a stored filter, the "filter" then its regclass) */
+ * and cuckoo_store_probe.c's (a stored filter, the "filter" then its regclass) */
 extern Datum cuckoo_contains(PG_FUNCTION_ARGS);
 extern Datum cuckoo_store_contains(PG_FUNCTION_ARGS);
 

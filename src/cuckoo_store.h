@@ -1,8 +1,11 @@
 /*
  * cuckoo_store.h
- *     The one entry point of src/cuckoo_store.c that other files call: a
- *     list of hashes applied to a stored filter (the living filters of
- *     src/cuckoo_track.c use it).
+ *     The interface of the stored filters (src/cuckoo_store_*.c) to the
+ *     files above them: a list of hashes applied to a stored filter (the
+ *     living filters, src/cuckoo_track*.c, use it), the hook through which
+ *     the store sees the living filters' pending changes, and the batched
+ *     probe (src/cuckoo_scan.c).  The store's private declarations are in
+ *     cuckoo_store_int.h.
  */
 #ifndef CUCKOO_STORE_H
 #define CUCKOO_STORE_H
@@ -37,15 +40,20 @@ extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
 								bool saturate, bool latest);
 
 /*
- * src/cuckoo_track.c: the changes this transaction's tracked tables made to
- * store relid that are not applied yet (they are at commit), in segment
- * segment of its nsegments: sets *changes to them (net, removes first) and
- * *vh to their hasher, returns how many.  Every read of a segment for a
- * probe applies them to its copy, so the transaction's own probes see them.
+ * The changes this transaction's tracked tables made to store relid that
+ * are not applied yet (they are at commit), in segment segment of its
+ * nsegments: sets *changes to them (net, removes first) and *vh to their
+ * hasher, returns how many.  Every read of a segment for a probe applies
+ * them to its copy, so the transaction's own probes see them.  The store
+ * asks through this hook, which src/cuckoo_track_pending.c installs
+ * (track_init, from _PG_init), so that the store calls no function of the
+ * files above it; NULL (no tracking part): there are none.
  */
-extern int64 cuckoo_track_pending(Oid relid, uint32 nsegments, int32 segment,
-								  const StoreChange **changes,
-								  const ValueHasher **vh);
+typedef int64 (*store_pending_hook_type) (Oid relid, uint32 nsegments,
+										  int32 segment,
+										  const StoreChange **changes,
+										  const ValueHasher **vh);
+extern store_pending_hook_type store_pending_hook;
 
 /*
  * The batched probe of cuckoo_store_contains (src/cuckoo_scan.c): fcinfo is

@@ -1,0 +1,477 @@
+/*
+ * cuckoo_store_probe.c
+ *     The probes of a stored filter: cuckoo_store_contains and its _array
+ *     form, the call site's cache of the segments read (one read per
+ *     segment and query) and the batched probe of the scans
+ *     (cuckoo_store_probe_hasher, cuckoo_store_contains_many).
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/varlena.h"
+
+#include "access/detoast.h"	/* toast_datum_size (13 and later) */
+
+#include "cf_store.h"
+#include "cuckoo_store_int.h"
+
+/*
+ * True when the segments in pc were read under the snapshot the next read
+ * would use, by the same user, from the same store: then reading again
+ * would give the same rows.  A probe reads with the active snapshot
+ * (SPI, read-only).  Within one query that snapshot does not change; a
+ * new statement (in PL/pgSQL, a new expression evaluation in a volatile
+ * function) gets a new one, with a higher command id after a change of
+ * this transaction and other xmax, running transactions or (14+) a higher
+ * completion count after other transactions end.
+ */
+static bool
+probe_cache_valid(const ProbeCache *pc, Oid relid)
+{
+	Snapshot	snap;
+
+	if (!pc->valid || pc->relid != relid || pc->userid != GetUserId() ||
+		!ActiveSnapshotSet())
+		return false;
+	snap = GetActiveSnapshot();
+	return snap == pc->snap && snap->curcid == pc->curcid &&
+		snap->xmin == pc->xmin && snap->xmax == pc->xmax &&
+		snap->xcnt == pc->xcnt && snap->subxcnt == pc->subxcnt &&
+		snap->suboverflowed == pc->suboverflowed
+#if PG_VERSION_NUM >= 140000
+		&& snap->snapXactCompletionCount == pc->completions
+#endif
+		;
+}
+
+/*
+ * True when row-level security is enabled on the store.  Its policies may
+ * depend on more than the user and the snapshot (a setting, the clock), so
+ * segments read once may not be what reading again would give: such a store
+ * is read at every probe, as plain SQL would read it.
+ */
+static bool
+store_has_rls(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		rls;
+
+	if (!HeapTupleIsValid(tp))
+		return true;
+	rls = ((Form_pg_class) GETSTRUCT(tp))->relrowsecurity;
+	ReleaseSysCache(tp);
+	return rls;
+}
+
+/* Starts a new cache for store s (open, inside SPI) under the active snapshot. */
+static void
+probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
+{
+	Snapshot	snap = GetActiveSnapshot();
+	MemoryContext old;
+
+	pc->valid = false;
+	if (s->nsegments > PROBE_CACHE_MAX_SEGMENTS)
+		return;					/* its index alone would be too large */
+	if (store_has_rls(s->relid))
+		return;					/* policies may see other rows under this snapshot */
+	if (pc->cxt == NULL)
+		pc->cxt = AllocSetContextCreate(fcinfo->flinfo->fn_mcxt,
+										"cuckoo store probe cache",
+										ALLOCSET_DEFAULT_SIZES);
+	else
+		MemoryContextReset(pc->cxt);
+	old = MemoryContextSwitchTo(pc->cxt);
+	pc->segs = palloc_extended(sizeof(cf_filter *) * (Size) s->nsegments,
+								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	cf_open(&pc->hcf, memcpy(palloc(s->hcf.len), s->hcf.buf, s->hcf.len), s->hcf.len);
+	MemoryContextSwitchTo(old);
+	pc->relid = s->relid;
+	pc->userid = GetUserId();
+	pc->snap = snap;
+	pc->curcid = snap->curcid;
+	pc->xmin = snap->xmin;
+	pc->xmax = snap->xmax;
+	pc->xcnt = snap->xcnt;
+	pc->subxcnt = snap->subxcnt;
+	pc->suboverflowed = snap->suboverflowed;
+#if PG_VERSION_NUM >= 140000
+	pc->completions = snap->snapXactCompletionCount;
+#endif
+	pc->nsegments = s->nsegments;
+	pc->bytes = 0;
+	pc->arena = NULL;
+	pc->arena_left = 0;
+	pc->reads = 0;
+	pc->raw = NULL;
+	pc->valid = true;
+}
+
+/*
+ * Opens store relid for probes at call site fcinfo (inside SPI): in full,
+ * starting a new cache, unless the cache holds what reading again would
+ * give; then only the relation's shape and the plans, as always.
+ */
+static void
+probe_open(FunctionCallInfo fcinfo, Store *s, Oid relid, const ValueHasher *vh)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+	ProbeCache *pc = &cc->probe;
+
+	if (probe_cache_valid(pc, relid))
+	{
+		store_check_shape(relid, cc->filter_type);
+		s->relid = relid;
+		s->name = get_rel_name(relid);
+		s->entry = store_entry(relid, cc->filter_type);
+		s->nsegments = pc->nsegments;
+	}
+	else
+	{
+		store_open(s, fcinfo, relid, vh, false, true);
+		probe_cache_reset(fcinfo, pc, s);
+	}
+}
+
+/* Room for a view and a copy of v in the cache (counted in pc->bytes by the caller). */
+static cf_filter *
+probe_alloc(ProbeCache *pc, CuckooFilter *v)
+{
+	Size		need = TYPEALIGN(64, sizeof(cf_filter) + VARSIZE(v));
+	cf_filter  *c;
+
+	if (need > pc->arena_left)
+	{
+		Size		block = Max(need, PROBE_ARENA_BLOCK);
+
+		pc->arena = (char *) TYPEALIGN(64, MemoryContextAlloc(pc->cxt, block + 64));
+		pc->arena_left = block;
+	}
+	c = (cf_filter *) pc->arena;
+	pc->arena += need;
+	pc->arena_left -= need;
+	return c;
+}
+
+/*
+ * After this many segments read one by one, a call site reads the rest of
+ * the store in one statement: a scan probes them all, and one statement
+ * reads them with one executor start instead of one per segment.
+ */
+static int64
+probe_read_all_after(int32 nsegments)
+{
+	return Max(64, nsegments / 8);
+}
+
+/*
+ * Reads every segment of store s (open, inside SPI) not in the cache yet,
+ * in one statement under the same snapshot as the reads one by one, into
+ * pc->raw, as far as the cache's budget allows, but for the segments this
+ * transaction has pending changes of.  Copies are opened (header
+ * checked, kind compared) at their first probe, so a damaged segment gives
+ * its error at the row that probes it, as when read alone.  Two rows of one
+ * segment are an error here too.
+ */
+static void
+probe_read_all(ProbeCache *pc, Store *s)
+{
+	Datum		arg = Int32GetDatum(0);
+	Portal		portal;
+	bool		full = false;
+	const StoreChange *pending;
+	const ValueHasher *pending_vh;
+
+	pc->raw = MemoryContextAllocExtended(pc->cxt, sizeof(cf_filter *) * (Size) pc->nsegments,
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	portal = SPI_cursor_open(NULL, s->entry->plans[PLAN_ALL], &arg, NULL, true);
+	if (portal == NULL)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(SPI_result));
+	while (!full)
+	{
+		SPI_cursor_fetch(portal, true, 256);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed && !full; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	td = SPI_tuptable->tupdesc;
+			bool		isnull;
+			int32		seg = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
+			Datum		d;
+			CuckooFilter *v;
+			cf_filter  *c;
+
+			/* rows a probe never reads are left to the probes' own reads */
+			if (isnull || seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+				continue;
+			/*
+			 * So is a segment this transaction has changes of, not applied
+			 * until its commit: the read one by one lays them over the copy
+			 * (store_overlay), so its probes find what the transaction added.
+			 */
+			if (store_pending(s->relid, (uint32) pc->nsegments, seg,
+							  &pending, &pending_vh) > 0)
+				continue;
+			if (pc->raw[seg] != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+								s->name, seg),
+						 errhint("A store's table keeps its primary key on segment.")));
+			d = SPI_getbinval(tup, td, 2, &isnull);
+			if (isnull)
+				continue;		/* its own read raises the error */
+			v = DatumGetCuckooFilterP(d);
+			if (pc->bytes + VARSIZE(v) > PROBE_CACHE_BYTES)
+			{
+				full = true;
+				break;
+			}
+			c = probe_alloc(pc, v);
+			memcpy(c + 1, v, VARSIZE(v));
+			pc->raw[seg] = c;
+			pc->bytes += VARSIZE(v);
+			if ((Pointer) v != DatumGetPointer(d))
+				pfree(v);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+}
+
+/* The view of segment seg from its copy in pc->raw, opened and checked now. */
+static const cf_filter *
+probe_open_raw(ProbeCache *pc, const ValueHasher *vh, int32 seg)
+{
+	cf_filter  *c = pc->raw[seg];
+
+	filter_open(c, (CuckooFilter *) (c + 1));
+	filter_check_kind(c, vh);
+	pc->segs[seg] = c;
+	return c;
+}
+
+/*
+ * Reads segment seg of store s (open, inside SPI) for a probe of hash h:
+ * its view kept in the call site's cache and returned, or, when the cache
+ * cannot keep it, NULL with the answer for h in *found.
+ */
+static const cf_filter *
+probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
+				   uint64 h, bool *found)
+{
+	CuckooFilter *v = store_read(s, seg, false, false, true, false);
+	cf_filter	cf;
+	const cf_filter *kept = NULL;
+
+	if (v == NULL)
+		store_missing_segment(s, seg);
+	filter_open(&cf, v);
+	filter_check_kind(&cf, vh);
+	if (pc->valid && pc->bytes + VARSIZE(v) <= PROBE_CACHE_BYTES)
+	{
+		cf_filter  *c = probe_alloc(pc, v);
+		CuckooFilter *copy = (CuckooFilter *) (c + 1);
+
+		memcpy(copy, v, VARSIZE(v));
+		cf_open(c, copy->bytes, CUCKOO_BYTES_LEN(copy));
+		pc->segs[seg] = c;
+		pc->bytes += VARSIZE(v);
+		kept = c;
+	}
+	else
+		*found = cf_contains(&cf, h);
+	SPI_freetuptable(SPI_tuptable);
+	return kept;
+}
+
+/* cuckoo_store_contains(store, value): may value be in the store? */
+PG_FUNCTION_INFO_V1(cuckoo_store_contains);
+Datum
+cuckoo_store_contains(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ValueHasher *vh = store_hasher(fcinfo, 1, false);
+	uint64		h = value_hash(vh, PG_GETARG_DATUM(1));
+	bool		found;
+
+	cuckoo_store_contains_many(fcinfo, relid, vh, &h, 1, &found);
+	PG_RETURN_BOOL(found);
+}
+
+ValueHasher *
+cuckoo_store_probe_hasher(FunctionCallInfo fcinfo)
+{
+	return store_hasher(fcinfo, 1, false);
+}
+
+void
+cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+						   const uint64 *h, int n, bool *out)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+	ProbeCache *pc = &cc->probe;
+	const cf_filter *one_cf;
+	uint64		one_h;
+	const cf_filter **cfs = &one_cf;	/* views of the lookups left */
+	uint64	   *hs = &one_h;
+	int		   *where = NULL;
+	bool	   *res;
+	int			m = 0;
+	Store		s;
+
+	if (n <= 0)
+		return;
+
+	/*
+	 * The cache holds what reading again would give; a value of another
+	 * family goes the whole way, which raises the error.
+	 */
+	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
+		pc->valid = false;
+	if (probe_cache_valid(pc, relid))
+	{
+		if (n > 1)
+			cfs = palloc(sizeof(cf_filter *) * n);
+		for (m = 0; m < n; m++)
+		{
+			cfs[m] = pc->segs[cf_store_segment(h[m], (uint32) pc->nsegments)];
+			if (cfs[m] == NULL)
+				break;
+		}
+		if (m == n)
+		{
+			/* every segment cached: the common case of a scan */
+			cf_contains_each(cfs, h, n, out);
+			if (cfs != &one_cf)
+				pfree(cfs);
+			return;
+		}
+		if (cfs != &one_cf)
+			pfree(cfs);
+		cfs = &one_cf;
+	}
+
+	/* some segment to read: in order, the errors at the first row that meets them */
+	if (n > 1)
+	{
+		cfs = palloc(sizeof(cf_filter *) * n);
+		hs = palloc(sizeof(uint64) * n);
+		where = palloc(sizeof(int) * n);
+		res = palloc(sizeof(bool) * n);
+	}
+	else
+		res = out;
+	m = 0;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	probe_open(fcinfo, &s, relid, vh);
+	for (int j = 0; j < n; j++)
+	{
+		int32		seg = (int32) cf_store_segment(h[j], (uint32) s.nsegments);
+		const cf_filter *c = pc->valid ? pc->segs[seg] : NULL;
+
+		if (c == NULL && pc->valid && pc->raw == NULL &&
+			++pc->reads > probe_read_all_after(pc->nsegments))
+			probe_read_all(pc, &s);
+		if (c == NULL && pc->valid && pc->raw != NULL && pc->raw[seg] != NULL)
+			c = probe_open_raw(pc, vh, seg);
+		if (c == NULL)
+			c = probe_read_segment(pc, &s, vh, seg, h[j], &out[j]);
+		if (c != NULL)
+		{
+			cfs[m] = c;
+			hs[m] = h[j];
+			if (where != NULL)
+				where[m] = j;
+			m++;
+		}
+	}
+	SPI_finish();
+	if (m > 0)
+		cf_contains_each(cfs, hs, m, res);
+	if (where != NULL)
+	{
+		for (int k = 0; k < m; k++)
+			out[where[k]] = res[k];
+		pfree(cfs);
+		pfree(hs);
+		pfree(where);
+		pfree(res);
+	}
+}
+
+/*
+ * cuckoo_store_contains_array(store, values[]): one answer per element, NULL
+ * for NULL; each segment read once.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_contains_array);
+Datum
+cuckoo_store_contains_array(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ValueHasher *vh = store_hasher(fcinfo, 1, true);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+	int			ndim = ARR_NDIM(arr);
+	Store		s;
+	StoreItem  *items;
+	bool	   *nulls;
+	Datum	   *out;
+	int			n,
+				ne;
+	MemoryContext outer = CurrentMemoryContext;
+	ArrayType  *result;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, vh, false, true);
+	items = store_route_array(&s, vh, arr, &n, &ne, &nulls);
+	out = palloc0(sizeof(Datum) * Max(ne, 1));
+	for (int i = 0; i < n;)
+	{
+		int32		seg = items[i].segment;
+		CuckooFilter *v;
+		cf_filter	cf;
+
+		CHECK_FOR_INTERRUPTS();
+		v = store_read(&s, seg, false, false, true, false);
+		if (v == NULL)
+			store_missing_segment(&s, seg);
+		filter_open(&cf, v);
+		filter_check_kind(&cf, vh);
+		for (; i < n && items[i].segment == seg; i++)
+			out[items[i].index] = BoolGetDatum(cf_contains(&cf, items[i].h));
+		SPI_freetuptable(SPI_tuptable);
+	}
+	{
+		MemoryContext old = MemoryContextSwitchTo(outer);
+
+		if (ndim == 0)
+			result = construct_empty_array(BOOLOID);
+		else
+			result = construct_md_array(out, nulls, ndim, ARR_DIMS(arr),
+										ARR_LBOUND(arr), BOOLOID, 1, true,
+										TYPALIGN_CHAR);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	PG_RETURN_ARRAYTYPE_P(result);
+}

@@ -1,0 +1,559 @@
+/*
+ * cuckoo_store_segment.c
+ *     Stored filters (extension 1.3): one logical filter kept as a table of
+ *     small segments, one row each, so that adding, removing or probing a
+ *     value reads (and for a change writes) one segment row.  This file is
+ *     the store's access to its rows: the call-site cache, the relation's
+ *     shape, the statements (prepared per backend and store), reading,
+ *     locking and writing a segment, opening a store, one change of one
+ *     segment, the overlay of a transaction's pending changes
+ *     (store_pending_hook) and the routing of an array's hashes.  The SQL
+ *     functions are in cuckoo_store_change.c, cuckoo_store_probe.c and
+ *     cuckoo_store_create.c, above it.
+ *
+ * The design is in docs/DESIGN.md ("Stored filters"), the routing in
+ * docs/FORMAT.md section 14.  Every function is SECURITY INVOKER and reaches
+ * the store only through SQL run as the caller (SPI), so a call needs the
+ * privileges the same statements in plain SQL would need.  The statements
+ * are prepared once per backend and store and kept (SPI_keepplan).
+ *
+ * A store is the table
+ *     segment int4 PRIMARY KEY, f cuckoofilter NOT NULL,
+ *     fpr float8, capacity int8, segments int4
+ * whose row segment = -1 (the header) records the target fpr, the capacity
+ * asked for, the number of segments S and, in its f (an empty filter of the
+ * segments' shape), the value family; rows 0 .. S-1 are the segments.
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/varlena.h"
+
+#include "access/detoast.h"	/* toast_datum_size (13 and later) */
+
+#include "cf_store.h"
+#include "cuckoo_store_int.h"
+
+static HTAB *store_plans = NULL;
+
+/* ------------------------------------------------------------------------
+ * Call-site cache, types, the relation's shape
+ * ------------------------------------------------------------------------
+ */
+
+StoreCallCache *
+store_call_cache(FunctionCallInfo fcinfo)
+{
+	StoreCallCache *cc = (StoreCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (cc == NULL)
+	{
+		Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+
+		cc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(StoreCallCache));
+		cc->filter_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+										  CStringGetDatum("cuckoofilter"),
+										  ObjectIdGetDatum(nsp));
+		if (!OidIsValid(cc->filter_type))
+			elog(ERROR, "type cuckoofilter not found in schema of function %u",
+				 fcinfo->flinfo->fn_oid);
+		fcinfo->flinfo->fn_extra = cc;
+	}
+	return cc;
+}
+
+/* The hasher of value argument argno (array: of its elements). */
+ValueHasher *
+store_hasher(FunctionCallInfo fcinfo, int argno, bool array)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+
+	if (!cc->hasher_valid)
+	{
+		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+		if (array && OidIsValid(typid))
+			typid = get_element_type(getBaseType(typid));
+		if (!OidIsValid(typid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("could not determine the type of the %s",
+							array ? "array's elements" : "value")));
+		value_hasher_init(&cc->hasher, typid, PG_GET_COLLATION(),
+						  fcinfo->flinfo->fn_mcxt);
+		cc->hasher_valid = true;
+	}
+	return &cc->hasher;
+}
+
+static void
+store_not_a_store(Oid relid, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("\"%s\" is not a cuckoo store", get_rel_name(relid)),
+			 errdetail("%s", detail),
+			 errhint("Create stores with cuckoo_store_create(name, capacity, fpr).")));
+}
+
+/* Checks that relid is a table with a store's columns. */
+void
+store_check_shape(Oid relid, Oid filter_type)
+{
+	static const char *const cols[] = {"segment", "f", "fpr", "capacity", "segments"};
+	Oid			types[5];
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (relkind != RELKIND_RELATION)
+		store_not_a_store(relid, "It is not an ordinary table.");
+	types[0] = INT4OID;
+	types[1] = filter_type;
+	types[2] = FLOAT8OID;
+	types[3] = INT8OID;
+	types[4] = INT4OID;
+	for (int i = 0; i < 5; i++)
+	{
+		AttrNumber	att = get_attnum(relid, cols[i]);
+
+		if (att == InvalidAttrNumber || get_atttype(relid, att) != types[i])
+			store_not_a_store(relid, "A store has the columns segment int4, f cuckoofilter, fpr float8, capacity int8 and segments int4.");
+	}
+}
+
+static char *
+store_qualname(Oid relid)
+{
+	char	   *nsp = get_namespace_name(get_rel_namespace(relid));
+	char	   *rel = get_rel_name(relid);
+
+	if (nsp == NULL || rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/* ------------------------------------------------------------------------
+ * Plans
+ * ------------------------------------------------------------------------
+ */
+
+static SPIPlanPtr
+store_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	return plan;
+}
+
+/*
+ * The store's plans (inside an SPI connection).  Made on first use in this
+ * backend, and again when the table has been renamed since: the statements
+ * name it, and a kept plan is re-analysed from its text after DDL.
+ */
+StoreEntry *
+store_entry(Oid relid, Oid filter_type)
+{
+	StoreEntry *e;
+	bool		found;
+	char	   *qualname = store_qualname(relid);
+	Oid			types[2];
+
+	if (store_plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(StoreEntry);
+		store_plans = hash_create("cuckoo store plans", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS);
+	}
+	e = hash_search(store_plans, &relid, HASH_ENTER, &found);
+	if (found && e->qualname != NULL && strcmp(e->qualname, qualname) == 0)
+		return e;
+	if (found && e->qualname != NULL)
+	{
+		for (int i = 0; i < NUM_PLANS; i++)
+			if (e->plans[i] != NULL)
+				SPI_freeplan(e->plans[i]);
+		pfree(e->qualname);
+	}
+	e->qualname = NULL;
+	memset(e->plans, 0, sizeof(e->plans));
+
+	types[0] = INT4OID;
+	types[1] = filter_type;
+	e->plans[PLAN_READ] = store_prepare(
+		psprintf("SELECT f, fpr, capacity, segments FROM %s "
+				 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
+		1, types);
+	e->plans[PLAN_LOCK] = store_prepare(
+		psprintf("SELECT f, fpr, capacity, segments FROM %s "
+				 "WHERE segment OPERATOR(pg_catalog.=) $1 FOR UPDATE", qualname),
+		1, types);
+	e->plans[PLAN_WRITE] = store_prepare(
+		psprintf("UPDATE %s SET f = $2 "
+				 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
+		2, types);
+	e->plans[PLAN_ALL] = store_prepare(
+		psprintf("SELECT segment, f FROM %s "
+				 "WHERE segment OPERATOR(pg_catalog.>=) $1", qualname),
+		1, types);
+	e->qualname = MemoryContextStrdup(TopMemoryContext, qualname);
+	return e;
+}
+
+/*
+ * Set while cuckoo_store_apply(..., latest) runs: the store's rows are then
+ * read and written under the newest snapshot (committed changes of other
+ * transactions included, whatever the isolation level), not the
+ * transaction's.
+ */
+bool store_latest = false;
+
+static int
+store_exec_plan(SPIPlanPtr plan, Datum *args, bool read_only, long tcount)
+{
+	if (store_latest)
+		return SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
+									InvalidSnapshot, read_only, true, tcount);
+	return SPI_execute_plan(plan, args, NULL, read_only, tcount);
+}
+
+
+/*
+ * Reads row `segment` (locking it when lock): its f, detoasted (a copy when
+ * copy), or NULL when there is no such row.  With header, the other columns
+ * too.  The result lives in the SPI procedure's context.
+ */
+CuckooFilter *
+store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
+		   bool header)
+{
+	Datum		arg = Int32GetDatum(segment);
+	int			rc;
+	HeapTuple	tup;
+	TupleDesc	td;
+	Datum		d;
+	bool		isnull;
+
+	/* two rows asked: a second row for the segment is an error, not a guess */
+	rc = store_exec_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
+						 &arg, read_only, 2);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return NULL;
+	if (SPI_processed > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+						s->name, segment),
+				 errhint("A store's table keeps its primary key on segment.")));
+	tup = SPI_tuptable->vals[0];
+	td = SPI_tuptable->tupdesc;
+	d = SPI_getbinval(tup, td, 1, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("segment %d of cuckoo store \"%s\" is NULL", segment, s->name)));
+	if (header)
+	{
+		Datum		fpr = SPI_getbinval(tup, td, 2, &isnull);
+		bool		n2,
+					n3;
+		Datum		cap = SPI_getbinval(tup, td, 3, &n2);
+		Datum		nseg = SPI_getbinval(tup, td, 4, &n3);
+
+		if (isnull || n2 || n3 || DatumGetInt32(nseg) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
+					 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
+		s->fpr = DatumGetFloat8(fpr);
+		s->capacity = DatumGetInt64(cap);
+		s->nsegments = DatumGetInt32(nseg);
+	}
+	if (copy)
+	{
+		CuckooFilter *v = DatumGetCuckooFilterPCopy(d);
+
+		/* a bulk change reads many segments: keep only the copies */
+		SPI_freetuptable(SPI_tuptable);
+		return lock || segment < 0 ? v : store_overlay(s, segment, v);
+	}
+	/* a read to probe: with this transaction's changes not applied yet */
+	return lock || segment < 0 ? DatumGetCuckooFilterP(d) :
+		store_overlay(s, segment, DatumGetCuckooFilterP(d));
+}
+
+void
+store_write(Store *s, int32 segment, cf_filter *cf)
+{
+	Datum		args[2];
+	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
+	int			rc;
+
+	/* the filter may have grown and moved: cf->buf and cf->len are current */
+	SET_VARSIZE(v, VARHDRSZ + cf->len);
+	AssertCheckFilter(cf, "store_write");
+	args[0] = Int32GetDatum(segment);
+	args[1] = PointerGetDatum(v);
+	rc = store_exec_plan(s->entry->plans[PLAN_WRITE], args, false, 0);
+	if (rc != SPI_OK_UPDATE || SPI_processed != 1)
+		elog(ERROR, "updating segment %d of cuckoo store \"%s\" failed: %s",
+			 segment, s->name, SPI_result_code_string(rc));
+}
+
+/* Raises 42804 unless values of vh belong in the store. */
+static void
+store_check_kind(Store *s, const ValueHasher *vh)
+{
+	uint16		kind = cf_kind_of(&s->hcf);
+
+	if (filter_kind_matches(&s->hcf, vh))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
+			 errmsg("cuckoo store \"%s\" holds %s values, not %s", s->name,
+					cf_kind_name(kind), format_type_be(vh->typid)),
+			 errhint("Use a store with values of the type it was first given.")));
+}
+
+/*
+ * Opens the store (inside an SPI connection): checks the relation, gets its
+ * plans and reads its header row.  For a change, a store that has no value
+ * family yet gets vh's, under a lock on the header row; a family that
+ * differs from vh's is an error either way.  A probe (read_only) reads the
+ * header under the query's snapshot; the changing functions (volatile,
+ * read_only false, a remove too) under a new one, as their segment reads:
+ * they see what calls before them in the same statement changed.
+ */
+void
+store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
+		   bool change, bool read_only)
+{
+	StoreCallCache *cc = store_call_cache(fcinfo);
+
+	store_check_shape(relid, cc->filter_type);
+	s->relid = relid;
+	s->name = get_rel_name(relid);
+	s->entry = store_entry(relid, cc->filter_type);
+	s->header = store_read(s, STORE_HEADER, false, false, read_only, true);
+	if (s->header == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+						s->name)));
+	filter_open(&s->hcf, s->header);
+	if (vh == NULL)
+		return;
+	if (change && cf_kind_of(&s->hcf) == CF_KIND_ANY)
+	{
+		/* first value: record its family, or find another's just recorded */
+		s->header = store_read(s, STORE_HEADER, true, true, false, true);
+		if (s->header == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+							s->name)));
+		filter_open(&s->hcf, s->header);
+		if (cf_kind_of(&s->hcf) == CF_KIND_ANY)
+		{
+			cf_set_kind(&s->hcf, vh->kind, vh->type_tag);
+			store_write(s, STORE_HEADER, &s->hcf);
+		}
+	}
+	store_check_kind(s, vh);
+}
+
+void
+store_missing_segment(Store *s, int32 segment)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cuckoo store \"%s\" has no segment %d", s->name, segment),
+			 errdetail("Its header row says it has %d segments (0 .. %d).",
+					   s->nsegments, s->nsegments - 1)));
+}
+
+/* ------------------------------------------------------------------------
+ * Changes and probes of one segment
+ * ------------------------------------------------------------------------
+ */
+
+/* Applies op to hash h in the open segment cf; true if it changed cf. */
+bool
+segment_apply(cf_filter *cf, const ValueHasher *vh, StoreOp op, uint64 h)
+{
+	cf_status	st;
+
+	if (op == OP_REMOVE)
+		return cf_kind_of(cf) != CF_KIND_ANY && cf_remove(cf, h);
+	if (cf_kind_of(cf) == CF_KIND_ANY)
+		cf_set_kind(cf, vh->kind, vh->type_tag);
+	/* a growing segment may grow: the copy is ours, enlarged in place */
+	filter_grow_begin(cf, GROW_REPALLOC);
+	st = op == OP_ADD_IF_ABSENT ? cf_insert_if_absent(cf, h) : cf_insert(cf, h);
+	(void) filter_grow_end(cf);
+	filter_report_status(st, cf, NULL);
+	return st != CF_EXISTS;
+}
+
+/* Installed by the living filters (cuckoo_store.h). */
+store_pending_hook_type store_pending_hook = NULL;
+
+/* store_pending_hook's answer, or none when no hook is installed. */
+int64
+store_pending(Oid relid, uint32 nsegments, int32 segment,
+			  const StoreChange **changes, const ValueHasher **vh)
+{
+	if (store_pending_hook == NULL)
+		return 0;
+	return store_pending_hook(relid, nsegments, segment, changes, vh);
+}
+
+/*
+ * Segment v of store s as this transaction will change it at commit: the
+ * changes its tracked tables made, which cuckoo_track_pending.c keeps until
+ * then (store_pending), applied to a copy as cuckoo_store_apply would
+ * apply them (removes first, saturating).  v itself when there are none.
+ */
+CuckooFilter *
+store_overlay(Store *s, int32 segment, CuckooFilter *v)
+{
+	const StoreChange *c;
+	const ValueHasher *vh;
+	int64		n = store_pending(s->relid, (uint32) s->nsegments, segment, &c, &vh);
+	CuckooFilter *copy;
+	cf_filter	cf;
+	cf_params	p;
+
+	if (n == 0)
+		return v;
+	copy = palloc(VARSIZE(v));
+	memcpy(copy, v, VARSIZE(v));
+	filter_open(&cf, copy);
+	filter_check_kind(&cf, vh);
+	cf_get_params(&cf, &p);
+	for (int64 i = 0; i < n; i++)
+	{
+		if (cf_count(&cf, c[i].h) >= p.bucket_size)
+			continue;
+		(void) segment_apply(&cf, vh, c[i].remove ? OP_REMOVE : OP_ADD, c[i].h);
+	}
+	copy = (CuckooFilter *) (cf.buf - VARHDRSZ);
+	SET_VARSIZE(copy, VARHDRSZ + cf.len);
+	return copy;
+}
+
+static int
+store_item_cmp(const void *a, const void *b)
+{
+	const StoreItem *x = a;
+	const StoreItem *y = b;
+
+	if (x->segment != y->segment)
+		return x->segment < y->segment ? -1 : 1;
+	return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+/*
+ * Sorts items by segment, then by position (they come in position order).
+ * A counting sort when the segments are not many more than the items: two
+ * passes, no comparisons; else qsort.
+ */
+void
+store_sort_items(StoreItem **items, int n, int32 nsegments)
+{
+	StoreItem  *in = *items;
+	StoreItem  *out;
+	uint32	   *start;
+
+	if (n < 2)
+		return;
+	if ((int64) nsegments > 4 * (int64) n + 1024)
+	{
+		qsort(in, n, sizeof(StoreItem), store_item_cmp);
+		return;
+	}
+	start = palloc0(sizeof(uint32) * ((Size) nsegments + 1));
+	for (int i = 0; i < n; i++)
+		start[in[i].segment + 1]++;
+	for (int32 sgm = 0; sgm < nsegments; sgm++)
+		start[sgm + 1] += start[sgm];
+	out = palloc_extended(sizeof(StoreItem) * (Size) n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		out[start[in[i].segment]++] = in[i];
+	pfree(start);
+	pfree(in);
+	*items = out;
+}
+
+/*
+ * Hashes and routes the non-null elements of arr: *n items sorted by
+ * segment, then by position.  nulls[] (if given) marks the NULL elements.
+ */
+StoreItem *
+store_route_array(Store *s, ValueHasher *vh, ArrayType *arr, int *n, int *nelems,
+				  bool **nulls_out)
+{
+	int			ne = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	StoreItem  *items = palloc_extended(sizeof(StoreItem) * (Size) Max(ne, 1),
+										MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	bool	   *nulls = palloc(sizeof(bool) * Max(ne, 1));
+	ArrayIterator it = array_create_iterator(arr, 0, NULL);
+	Datum		value;
+	bool		isnull;
+	int			i = 0,
+				k = 0;
+
+	while (array_iterate(it, &value, &isnull))
+	{
+		CHECK_FOR_INTERRUPTS();
+		nulls[i] = isnull;
+		if (!isnull)
+		{
+			uint64		h = value_hash(vh, value);
+
+			items[k].segment = (int32) cf_store_segment(h, (uint32) s->nsegments);
+			items[k].index = i;
+			items[k].h = h;
+			k++;
+		}
+		i++;
+	}
+	array_free_iterator(it);
+	store_sort_items(&items, k, s->nsegments);
+	*n = k;
+	*nelems = ne;
+	if (nulls_out)
+		*nulls_out = nulls;
+	return items;
+}

@@ -1,0 +1,395 @@
+/*
+ * cuckoo_track_ddl.c
+ *     The living filters' event triggers: cuckoo_track_drop (sql_drop: the
+ *     trackings of dropped objects) and cuckoo_track_ddl (partitions
+ *     created, attached and detached in a tracked tree).
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/cost.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "cf_store.h"
+#include "cuckoo_track_int.h"
+
+/* ------------------------------------------------------------------------
+ * DROP: the event trigger
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * cuckoo_track_drop(): on sql_drop.  Refuses to drop a partition of a
+ * tracked partitioned table on its own (its values would stay in the store,
+ * counted copies that no row holds: the command is rolled back; detaching
+ * it first removes them).  Deletes the trackings of a dropped table, store
+ * or column, so that no tracking names a dropped object, and takes the
+ * triggers off the tables (and their partitions) left with no tracking.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_drop);
+Datum
+cuckoo_track_drop(PG_FUNCTION_ARGS)
+{
+	Oid			tt;
+	char	   *ttname;
+	Become		b;
+	int			rc;
+	List	   *untracked = NIL;
+	ListCell   *lc;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_drop must be called as an event trigger")));
+	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
+	if (!OidIsValid(tt))
+		PG_RETURN_VOID();		/* the extension itself is being dropped */
+	ttname = rel_qualname(tt);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	/*
+	 * A dropped table that carried the partition triggers, named by the
+	 * command (or dropped by a command that drops no tracked table: DROP
+	 * SCHEMA ... CASCADE of its schema), while its tracked root stays.
+	 * Read, as the rest, with the tracking table's owner's rights: the
+	 * caller may have no USAGE on its schema.
+	 */
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute(psprintf("SELECT e.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() d, "
+							  "pg_catalog.pg_event_trigger_dropped_objects() e "
+							  "WHERE d.object_type OPERATOR(pg_catalog.=) 'trigger' "
+							  "AND d.address_names[3] OPERATOR(pg_catalog.~~) '" PART_TRIGGER_PREFIX "%%' "
+							  "AND e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND e.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND e.address_names OPERATOR(pg_catalog.=) d.address_names[1:2] "
+							  "AND (e.original OR NOT EXISTS (SELECT FROM "
+							  "pg_catalog.pg_event_trigger_dropped_objects() f, %s t "
+							  "WHERE f.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND f.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND f.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
+							  ttname), true, 1);
+	track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading the dropped objects failed: %s", SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot drop table %s: it is a partition of a table tracked by a cuckoo store",
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errdetail("Its values would stay in the store."),
+				 errhint("Detach it first (ALTER TABLE ... DETACH PARTITION), which removes its values from the store, then drop it.")));
+
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute(psprintf("DELETE FROM %s t USING pg_catalog.pg_event_trigger_dropped_objects() d "
+							  "WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND ((d.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND (d.objid OPERATOR(pg_catalog.=) t.store::pg_catalog.oid "
+							  "OR d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) "
+							  "OR (d.objsubid OPERATOR(pg_catalog.<>) 0 "
+							  "AND d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "AND d.address_names[3] OPERATOR(pg_catalog.=) t.col::pg_catalog.text)) "
+							  "RETURNING t.tab::pg_catalog.oid", ttname), false, 0);
+	if (rc != SPI_OK_DELETE_RETURNING)
+		elog(ERROR, "deleting from %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		untracked = list_append_unique_oid(untracked,
+										   DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																		  SPI_tuptable->tupdesc,
+																		  1, &isnull)));
+	}
+	track_unbecome(&b);
+
+	/* a table that is still there with no tracking left: its triggers go */
+	foreach(lc, untracked)
+	{
+		Oid			tab = lfirst_oid(lc);
+		Oid			type = OIDOID;
+		Datum		arg = ObjectIdGetDatum(tab);
+
+		if (get_rel_relkind(tab) == '\0')
+			continue;
+		track_become(&b, rel_owner(tt));
+		rc = SPI_execute_with_args(psprintf("SELECT 1 FROM %s WHERE tab::pg_catalog.oid "
+											"OPERATOR(pg_catalog.=) $1", ttname),
+								   1, &type, &arg, NULL, false, 1);
+		track_unbecome(&b);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+		if (SPI_processed == 0)
+			track_drop_triggers(tab);
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
+ * The trackings of tab and of its ancestors (store, column, tracked table),
+ * in SPI: a partition of a tracked tree finds its root's.
+ */
+static int
+track_lookup(Oid tt, Oid tab, Oid **stores, char ***cols, Oid **tracked)
+{
+	Datum		arg = track_self_and_ancestors(tab, get_rel_relispartition(tab));
+	int			rc;
+	int			n;
+	Become		b;
+
+	/* with its owner's rights: the caller may have no USAGE on its schema */
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, false, 0);
+	track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	*stores = palloc(sizeof(Oid) * Max(n, 1));
+	*cols = palloc(sizeof(char *) * Max(n, 1));
+	*tracked = palloc(sizeof(Oid) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*stores)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													  SPI_tuptable->tupdesc, 1, &isnull));
+		(*cols)[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+																 SPI_tuptable->tupdesc, 2,
+																 &isnull))));
+		(*tracked)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													   SPI_tuptable->tupdesc, 3, &isnull));
+	}
+	return n;
+}
+
+/*
+ * Applies the rows of the ordinary tables leaves (read each alone, with its
+ * owner's rights) to every tracking of the tracked tree: adds them, or
+ * removes them (in SPI).
+ */
+static void
+track_apply_tables(FunctionCallInfo fcinfo, int ntrack, Oid *stores, char **cols,
+				   Oid *tracked, List *leaves, bool remove)
+{
+	for (int i = 0; i < ntrack; i++)
+	{
+		AttrNumber	att = track_column(tracked[i], cols[i], stores[i]);
+		Oid			atttype,
+					attcoll;
+		int32		atttypmod;
+		ValueHasher vh;
+		ChangeList	l = {0};
+		ListCell   *lc;
+		Become		b;
+
+		get_atttypetypmodcoll(tracked[i], att, &atttype, &atttypmod, &attcoll);
+		value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
+		foreach(lc, leaves)
+		{
+			Oid			leaf = lfirst_oid(lc);
+
+			(void) track_column(leaf, cols[i], stores[i]);
+			track_become(&b, rel_owner(leaf));
+			track_read_table(leaf, cols[i], &vh, remove, &l, true);
+			track_unbecome(&b);
+		}
+		if (l.n > 0)
+			track_queue(fcinfo, stores[i], rel_owner(tracked[i]), atttype, attcoll, &l);
+		if (l.c != NULL)
+			pfree(l.c);
+	}
+}
+
+/*
+ * child has just become a partition of parent (ATTACH PARTITION, CREATE
+ * TABLE ... PARTITION OF).  If parent's root is tracked, every table of
+ * child's tree that lacks the partition triggers gets them, and the values
+ * of those that hold rows are added to the stores (in SPI).
+ */
+static void
+track_ddl_attached(FunctionCallInfo fcinfo, Oid tt, Oid parent, Oid child)
+{
+	Oid		   *stores,
+			   *tracked;
+	char	  **cols;
+	int			ntrack;
+	List	   *tree;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(parent) || !OidIsValid(child) || !get_rel_relispartition(child))
+		return;
+	ntrack = track_lookup(tt, parent, &stores, &cols, &tracked);
+	if (ntrack == 0)
+		return;
+	LockRelationOid(child, ShareRowExclusiveLock);
+	tree = find_all_inheritors(child, ShareRowExclusiveLock, NULL);
+	foreach(lc, tree)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (track_create_triggers(fcinfo, rel, part_triggers) &&
+			get_rel_relkind(rel) == RELKIND_RELATION)
+			leaves = lappend_oid(leaves, rel);
+	}
+	track_apply_tables(fcinfo, ntrack, stores, cols, tracked, leaves, false);
+}
+
+/*
+ * child has just been detached from parent (DETACH PARTITION, and its
+ * FINALIZE).  The values of the tables of its tree that carry the partition
+ * triggers are removed from the stores of parent's root, and the triggers
+ * taken off (in SPI).  A partition still pending detach is left as it is.
+ */
+static void
+track_ddl_detached(FunctionCallInfo fcinfo, Oid tt, Oid parent, Oid child)
+{
+	Oid		   *stores,
+			   *tracked;
+	char	  **cols;
+	int			ntrack;
+	List	   *tree;
+	List	   *members = NIL;
+	List	   *leaves = NIL;
+	ListCell   *lc;
+
+	if (!OidIsValid(parent) || !OidIsValid(child) || get_rel_relispartition(child))
+		return;
+	LockRelationOid(child, ShareRowExclusiveLock);
+	tree = find_all_inheritors(child, ShareRowExclusiveLock, NULL);
+	foreach(lc, tree)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (track_count_triggers(fcinfo, rel, part_triggers) > 0)
+		{
+			members = lappend_oid(members, rel);
+			if (get_rel_relkind(rel) == RELKIND_RELATION)
+				leaves = lappend_oid(leaves, rel);
+		}
+	}
+	if (members == NIL)
+		return;
+	ntrack = track_lookup(tt, parent, &stores, &cols, &tracked);
+	track_apply_tables(fcinfo, ntrack, stores, cols, tracked, leaves, true);
+	foreach(lc, members)
+		track_drop_set(lfirst_oid(lc), part_triggers);
+}
+
+/* The relation a RangeVar of the command names, InvalidOid if none. */
+static Oid
+track_rangevar(RangeVar *rv)
+{
+	return rv == NULL ? InvalidOid : RangeVarGetRelid(rv, NoLock, true);
+}
+
+/*
+ * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE and ALTER TABLE.
+ * Refuses a command that made a tracked table a partition, or a tracked
+ * ordinary table a parent or child of inheritance (ATTACH PARTITION,
+ * INHERIT, PARTITION OF, INHERITS): the command is rolled back.  Keeps the
+ * trees of tracked partitioned tables followed: a partition created or
+ * attached gets the partition triggers and its values are added; a
+ * partition detached has its values removed and its triggers taken off.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_ddl);
+Datum
+cuckoo_track_ddl(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trigdata;
+	Node	   *parsetree;
+	Oid			tt;
+	int			rc;
+	Become		b;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_ddl must be called as an event trigger")));
+	trigdata = (EventTriggerData *) fcinfo->context;
+	parsetree = trigdata->parsetree;
+	tt = get_relname_relid(TRACK_TABLE, ext_namespace(fcinfo));
+	if (!OidIsValid(tt))
+		PG_RETURN_VOID();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* with the tracking table's owner's rights: the caller may have no USAGE on its schema */
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute(psprintf("SELECT t.tab::pg_catalog.text FROM %s t "
+							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "WHERE c.relispartition OR (c.relkind OPERATOR(pg_catalog.<>) 'p' "
+							  "AND EXISTS (SELECT FROM pg_catalog.pg_inherits i "
+							  "WHERE i.inhrelid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
+							  "OR i.inhparent OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
+							  rel_qualname(tt)), false, 1);	/* sees the command's changes */
+	track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	if (SPI_processed > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table %s is tracked by a cuckoo store and cannot be a partition or in an inheritance tree",
+						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+				 errhint("Untrack it first (cuckoo_store_untrack).")));
+
+	if (parsetree != NULL && IsA(parsetree, CreateStmt))
+	{
+		CreateStmt *cs = (CreateStmt *) parsetree;
+
+		if (cs->partbound != NULL && list_length(cs->inhRelations) == 1)
+			track_ddl_attached(fcinfo, tt,
+							   track_rangevar(linitial_node(RangeVar, cs->inhRelations)),
+							   track_rangevar(cs->relation));
+	}
+	else if (parsetree != NULL && IsA(parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *as = (AlterTableStmt *) parsetree;
+		Oid			parent = track_rangevar(as->relation);
+		ListCell   *lc;
+
+		foreach(lc, as->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+			PartitionCmd *pc;
+
+			if (cmd->def == NULL || !IsA(cmd->def, PartitionCmd))
+				continue;
+			pc = (PartitionCmd *) cmd->def;
+			if (cmd->subtype == AT_AttachPartition)
+				track_ddl_attached(fcinfo, tt, parent, track_rangevar(pc->name));
+			else if (cmd->subtype == AT_DetachPartition
+#if PG_VERSION_NUM >= 140000
+					 || cmd->subtype == AT_DetachPartitionFinalize
+#endif
+				)
+				track_ddl_detached(fcinfo, tt, parent, track_rangevar(pc->name));
+		}
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}

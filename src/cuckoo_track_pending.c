@@ -1,0 +1,474 @@
+/*
+ * cuckoo_track_pending.c
+ *     A transaction's pending changes of its stores: queued by the triggers
+ *     (track_queue), applied at commit by the transaction callbacks
+ *     (cuckoo_store_apply), dropped by an aborted subtransaction, and shown
+ *     to the store's probes through the hook it installs (track_init,
+ *     store_pending_hook in cuckoo_store.h).
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/cost.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "cf_store.h"
+#include "cuckoo_track_int.h"
+
+/* ------------------------------------------------------------------------
+ * Pending changes: collected by the triggers, applied at commit
+ * ------------------------------------------------------------------------
+ *
+ * The triggers do not change a store: they add the changes to the
+ * transaction's pending changes of the store, and a transaction callback
+ * applies them all at pre-commit (and before PREPARE TRANSACTION), store by
+ * store in OID order, each store's segments in ascending order, each
+ * locked once: two transactions never wait for each other's segments in
+ * opposite orders (DESIGN.md, "Living filters", Concurrency).  A segment
+ * is applied in its newest version (cuckoo_store_apply, latest), so under
+ * REPEATABLE READ a segment changed since the snapshot is no 40001.  A
+ * (sub)transaction that aborts drops its changes; probes of the store in
+ * this transaction see them (track_pending, the store's store_pending_hook).
+ */
+
+/* One pending change: a hash, added or removed, by subtransaction level. */
+typedef struct PendingChange
+{
+	uint64		h;
+	int32		level;			/* GetCurrentTransactionNestLevel() */
+	bool		remove;
+} PendingChange;
+
+typedef struct PendingStore
+{
+	Oid			store;
+	Oid			role;			/* applied with its rights: a tracked table's owner */
+	Oid			fn_oid;			/* a function of the extension (its schema) */
+	Oid			checked_type;	/* store checked for values of this type */
+	ValueHasher vh;
+	PendingChange *c;
+	int64		n;
+	int64		cap;
+	/* the net changes by segment, for probes (while net_valid) */
+	bool		net_valid;
+	uint32		net_nsegments;
+	StoreChange *net;
+	int32	   *net_seg;
+	int64		net_n;
+	struct PendingStore *next;
+} PendingStore;
+
+/*
+ * The (store, value type) pairs this backend has checked (the store's shape
+ * and value family), so that a transaction's first change of a store costs
+ * no read of its header: a store's family, once recorded, does not change,
+ * and the commit checks the store again when it applies.
+ */
+#define CHECKED_SLOTS	16
+static struct
+{
+	Oid			store;
+	Oid			typid;
+}			checked[CHECKED_SLOTS];
+static int	checked_next = 0;
+
+static bool
+track_checked(Oid store, Oid typid)
+{
+	for (int i = 0; i < CHECKED_SLOTS; i++)
+		if (checked[i].store == store && checked[i].typid == typid)
+			return true;
+	return false;
+}
+
+/* The transaction's pending stores, in TopTransactionContext. */
+static PendingStore *pending = NULL;
+static bool pending_callbacks = false;
+
+static void pending_xact_callback(XactEvent event, void *arg);
+static void pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+									 SubTransactionId parentSubid, void *arg);
+
+/*
+ * Queues the changes l (of values of type typid, collation collid) for
+ * store, to be applied with role's rights at commit.  The store is checked
+ * now (its shape, its value family, role's privileges on it), so that a
+ * store that cannot take the changes fails the statement, not the commit;
+ * and it is locked (ROW EXCLUSIVE, as an UPDATE would), so it cannot be
+ * dropped before the commit applies them.
+ */
+void
+track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
+			const ChangeList *l)
+{
+	PendingStore *e;
+	int32		level = GetCurrentTransactionNestLevel();
+
+	if (!pending_callbacks)
+	{
+		RegisterXactCallback(pending_xact_callback, NULL);
+		RegisterSubXactCallback(pending_subxact_callback, NULL);
+		pending_callbacks = true;
+	}
+	for (e = pending; e != NULL; e = e->next)
+		if (e->store == store)
+			break;
+	if (e == NULL)
+	{
+		e = MemoryContextAllocZero(TopTransactionContext, sizeof(PendingStore));
+		e->store = store;
+		e->role = role;
+		e->fn_oid = fcinfo->flinfo->fn_oid;
+		e->next = pending;
+		pending = e;
+	}
+	if (pg_class_aclcheck(store, role, ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
+						   GetUserNameFromId(role, false))));
+	if (e->checked_type != typid)
+	{
+		if (!track_checked(store, typid))
+		{
+			ValueHasher vh;
+			Become		b;
+
+			value_hasher_init(&vh, typid, collid, CurrentMemoryContext);
+			track_become(&b, role);
+			(void) cuckoo_store_apply(fcinfo, store, &vh, NULL, 0, true, false);
+			track_unbecome(&b);
+			checked[checked_next].store = store;
+			checked[checked_next].typid = typid;
+			checked_next = (checked_next + 1) % CHECKED_SLOTS;
+		}
+		if (!OidIsValid(e->checked_type))
+			value_hasher_init(&e->vh, typid, collid, TopTransactionContext);
+		e->checked_type = typid;
+	}
+	LockRelationOid(store, RowExclusiveLock);
+	if (l->n == 0)
+		return;
+
+	/*
+	 * No parallel worker from here to the end of the transaction: a worker
+	 * cannot see changes that are not applied yet, so its probes of the
+	 * store would miss them.  Plans made from now on have no Gather, and
+	 * those made before get no worker (their leader runs them).
+	 */
+	if (max_parallel_workers != 0 || max_parallel_workers_per_gather != 0)
+	{
+		(void) set_config_option("max_parallel_workers_per_gather", "0",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+								 true, 0, false);
+		(void) set_config_option("max_parallel_workers", "0",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
+								 true, 0, false);
+	}
+	if (e->n + l->n > e->cap)
+	{
+		int64		cap = Max(e->cap * 2, e->n + l->n);
+
+		cap = Max(cap, 64);
+		if (e->c == NULL)
+			e->c = MemoryContextAllocExtended(TopTransactionContext,
+											  sizeof(PendingChange) * (Size) cap,
+											  MCXT_ALLOC_HUGE);
+		else
+			e->c = repalloc_huge(e->c, sizeof(PendingChange) * (Size) cap);
+		e->cap = cap;
+	}
+	for (int64 i = 0; i < l->n; i++)
+	{
+		e->c[e->n].h = l->c[i].h;
+		e->c[e->n].remove = l->c[i].remove;
+		e->c[e->n].level = level;
+		e->n++;
+	}
+	e->net_valid = false;
+}
+
+/* The net changes of e (equal hashes added and removed cancel), in l. */
+static void
+pending_net(PendingStore *e, ChangeList *l)
+{
+	l->n = 0;
+	l->cap = Max(e->n, 1);
+	l->c = palloc_extended(sizeof(StoreChange) * (Size) l->cap, MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < e->n; i++)
+	{
+		l->c[i].h = e->c[i].h;
+		l->c[i].remove = e->c[i].remove;
+	}
+	l->n = e->n;
+	changes_cancel(l);
+}
+
+typedef struct SegChange
+{
+	int32		seg;
+	StoreChange c;
+} SegChange;
+
+static int
+segchange_cmp(const void *a, const void *b)
+{
+	const SegChange *x = a;
+	const SegChange *y = b;
+
+	if (x->seg != y->seg)
+		return x->seg < y->seg ? -1 : 1;
+	if (x->c.remove != y->c.remove)
+		return x->c.remove ? -1 : 1;	/* removes first */
+	return x->c.h < y->c.h ? -1 : (x->c.h > y->c.h ? 1 : 0);
+}
+
+/* The store's store_pending_hook (cuckoo_store.h). */
+static int64
+track_pending(Oid relid, uint32 nsegments, int32 segment,
+			  const StoreChange **changes, const ValueHasher **vh)
+{
+	PendingStore *e;
+	int64		lo,
+				hi;
+
+	for (e = pending; e != NULL; e = e->next)
+		if (e->store == relid)
+			break;
+	if (e == NULL || e->n == 0)
+		return 0;
+	if (!e->net_valid || e->net_nsegments != nsegments)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		ChangeList	l;
+		SegChange  *sc;
+
+		if (e->net != NULL)
+			pfree(e->net);
+		if (e->net_seg != NULL)
+			pfree(e->net_seg);
+		pending_net(e, &l);
+		sc = palloc_extended(sizeof(SegChange) * (Size) Max(l.n, 1), MCXT_ALLOC_HUGE);
+		for (int64 i = 0; i < l.n; i++)
+		{
+			sc[i].seg = (int32) cf_store_segment(l.c[i].h, nsegments);
+			sc[i].c = l.c[i];
+		}
+		qsort(sc, l.n, sizeof(SegChange), segchange_cmp);
+		for (int64 i = 0; i < l.n; i++)
+			l.c[i] = sc[i].c;
+		e->net_seg = (int32 *) sc;	/* reused: the segments, in place */
+		for (int64 i = 0; i < l.n; i++)
+			e->net_seg[i] = sc[i].seg;
+		e->net = l.c;
+		e->net_n = l.n;
+		e->net_nsegments = nsegments;
+		e->net_valid = true;
+		MemoryContextSwitchTo(old);
+	}
+	/* the first of segment's changes, then past its last */
+	lo = 0;
+	hi = e->net_n;
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (e->net_seg[mid] < segment)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	while (hi < e->net_n && e->net_seg[hi] == segment)
+		hi++;
+	*changes = e->net + lo;
+	*vh = &e->vh;
+	return hi - lo;
+}
+
+static int
+pending_store_cmp(const void *a, const void *b)
+{
+	Oid			x = (*(PendingStore *const *) a)->store;
+	Oid			y = (*(PendingStore *const *) b)->store;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* The store being applied at commit, for the error context. */
+static void
+pending_error_context(void *arg)
+{
+	PendingStore *e = arg;
+	char	   *name = get_rel_name(e->store);
+
+	errcontext("applying, at commit, this transaction's changes of the tables tracked by cuckoo store \"%s\"",
+			   name ? name : "?");
+}
+
+/*
+ * Applies every pending change (at pre-commit, pre-prepare): store by store
+ * in OID order, each in one call, under the newest snapshot with the
+ * isolation level read committed (a segment changed since the
+ * transaction's snapshot is locked and changed in its newest version).
+ */
+static void
+pending_apply_all(void)
+{
+	for (int round = 0; pending != NULL; round++)
+	{
+		PendingStore *list = pending;
+		PendingStore **v;
+		int			nv = 0,
+					k = 0;
+		int			save_iso = XactIsoLevel;
+
+		/* a store that is itself tracked queues its own changes as we go */
+		if (round >= 100)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("cuckoo stores track each other in a cycle"),
+					 errhint("A store's own table cannot be tracked by a store that it tracks.")));
+		pending = NULL;
+		for (PendingStore *e = list; e != NULL; e = e->next)
+			nv++;
+		v = palloc(sizeof(PendingStore *) * nv);
+		for (PendingStore *e = list; e != NULL; e = e->next)
+			v[k++] = e;
+		qsort(v, nv, sizeof(PendingStore *), pending_store_cmp);
+		XactIsoLevel = XACT_READ_COMMITTED;
+		PG_TRY();
+		{
+			for (int i = 0; i < nv; i++)
+			{
+				PendingStore *e = v[i];
+				ErrorContextCallback ctx;
+				FmgrInfo	flinfo;
+				ChangeList	l;
+				Become		b;
+
+				LOCAL_FCINFO(fc, 0);
+
+				if (e->n == 0)
+					continue;
+				/*
+				 * dropped by this transaction since (no other could: it is
+				 * locked), or the extension was (DROP EXTENSION ... CASCADE)
+				 */
+				if (get_rel_relkind(e->store) == '\0' ||
+					!SearchSysCacheExists1(PROCOID, ObjectIdGetDatum(e->fn_oid)))
+					continue;
+				pending_net(e, &l);
+				if (l.n == 0)
+					continue;
+				memset(&flinfo, 0, sizeof(flinfo));
+				flinfo.fn_oid = e->fn_oid;
+				flinfo.fn_mcxt = CurrentMemoryContext;
+				InitFunctionCallInfoData(*fc, &flinfo, 0, InvalidOid, NULL, NULL);
+				ctx.callback = pending_error_context;
+				ctx.arg = e;
+				ctx.previous = error_context_stack;
+				error_context_stack = &ctx;
+				track_become(&b, e->role);
+				(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
+				track_unbecome(&b);
+				error_context_stack = ctx.previous;
+				pfree(l.c);
+			}
+		}
+		PG_FINALLY();
+		{
+			XactIsoLevel = save_iso;
+		}
+		PG_END_TRY();
+		pfree(v);
+	}
+}
+
+static void
+pending_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (pending != NULL)
+				pending_apply_all();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			pending = NULL;		/* its memory goes with the transaction */
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * A subtransaction that aborts drops its changes (the last ones: each is
+ * queued after all those of the subtransactions around it); one that
+ * commits gives them to its parent.
+ */
+static void
+pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	int32		level = GetCurrentTransactionNestLevel();
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	for (PendingStore *e = pending; e != NULL; e = e->next)
+	{
+		int64		i = e->n;
+
+		while (i > 0 && e->c[i - 1].level >= level)
+		{
+			i--;
+			if (event == SUBXACT_EVENT_COMMIT_SUB)
+				e->c[i].level = level - 1;
+		}
+		if (event == SUBXACT_EVENT_ABORT_SUB && i != e->n)
+		{
+			e->n = i;
+			e->net_valid = false;
+		}
+	}
+}
+
+/*
+ * Installs the store's hook, so that a probe of a store sees this
+ * transaction's pending changes of it (called by _PG_init).
+ */
+void
+track_init(void)
+{
+	store_pending_hook = track_pending;
+}

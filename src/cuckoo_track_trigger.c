@@ -1,0 +1,236 @@
+/*
+ * cuckoo_track_trigger.c
+ *     The statement trigger of a tracked table or partition,
+ *     cuckoo_track_trigger: hashes the transition tables' values and
+ *     queues them for the stores of the table's trackings (and its
+ *     ancestors').
+ */
+#include "cuckoo.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/cost.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/tuplestore.h"
+
+#include "cf_store.h"
+#include "cuckoo_track_int.h"
+
+/* ------------------------------------------------------------------------
+ * The trigger
+ * ------------------------------------------------------------------------
+ */
+
+/* Hashes column att of every tuple of a transition table into l. */
+static void
+track_read_transition(Tuplestorestate *ts, TupleTableSlot *slot, AttrNumber att,
+					  ValueHasher *vh, bool remove, ChangeList *l)
+{
+	if (ts == NULL)
+		return;
+	tuplestore_rescan(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, att, &isnull);
+
+		if (!isnull)
+			changes_push(l, value_hash(vh, d), remove);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(slot);
+}
+
+/*
+ * The statement that reads the trackings of a table and of its ancestors
+ * (a partition is followed through its root partitioned table), prepared
+ * once per backend (again if the tracking table's name changes: ALTER
+ * EXTENSION SET SCHEMA).
+ */
+SPIPlanPtr
+track_lookup_plan(Oid tt)
+{
+	static SPIPlanPtr plan = NULL;
+	static char *plan_for = NULL;
+	char	   *name = rel_qualname(tt);
+	Oid			type = OIDARRAYOID;
+
+	if (plan != NULL && strcmp(plan_for, name) == 0)
+		return plan;
+	if (plan != NULL)
+	{
+		SPI_freeplan(plan);
+		plan = NULL;
+		pfree(plan_for);
+	}
+	/* a generic plan: a custom one per call would be planned at every statement */
+	plan = SPI_prepare_cursor(psprintf("SELECT store::pg_catalog.oid, col, tab::pg_catalog.oid FROM %s "
+									   "WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
+									   "ORDER BY 1, 2", name),
+							  1, &type, CURSOR_OPT_GENERIC_PLAN);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "SPI_keepplan failed");
+	plan_for = MemoryContextStrdup(TopMemoryContext, name);
+	return plan;
+}
+
+/* tab and, if it is a partition, its ancestors: an oid[] */
+Datum
+track_self_and_ancestors(Oid tab, bool ispartition)
+{
+	List	   *anc = ispartition ? get_partition_ancestors(tab) : NIL;
+	Datum	   *oids = palloc(sizeof(Datum) * (list_length(anc) + 1));
+	int			n = 0;
+	ListCell   *lc;
+
+	oids[n++] = ObjectIdGetDatum(tab);
+	foreach(lc, anc)
+		oids[n++] = ObjectIdGetDatum(lfirst_oid(lc));
+	return PointerGetDatum(construct_array(oids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+}
+
+/*
+ * cuckoo_track_trigger(): the statement trigger of a tracked table and of
+ * the partitions of a tracked partitioned table.  For each tracking of the
+ * table or of its root, the values of the transition tables (for TRUNCATE,
+ * of the table, read with the rights of its owner) are applied to the store
+ * with the rights of the tracked table's owner.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_trigger);
+Datum
+cuckoo_track_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			tab;
+	Oid			tt;
+	Oid			owner;
+	TupleDesc	desc;
+	bool		truncate;
+	Datum		arg;
+	int			rc;
+	int			ntrack;
+	Oid		   *stores;
+	Oid		   *tracked;
+	char	  **cols;
+	TupleTableSlot *slot = NULL;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_trigger must be called as a statement trigger")));
+	truncate = TRIGGER_FIRED_BY_TRUNCATE(td->tg_event);
+	tab = RelationGetRelid(td->tg_relation);
+	desc = RelationGetDescr(td->tg_relation);
+	/*
+	 * A statement that changed no row costs nothing more; nor does TRUNCATE
+	 * of a partitioned table, which holds no rows: TRUNCATE fires the
+	 * truncate triggers of each of its partitions too.
+	 */
+	if (truncate ? td->tg_relation->rd_rel->relkind == RELKIND_PARTITIONED_TABLE :
+		((td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
+		 (td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0)))
+		return PointerGetDatum(NULL);
+	tt = track_table(fcinfo);
+	owner = td->tg_relation->rd_rel->relowner;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
+	/*
+	 * With its owner's rights when the writer has no USAGE on its schema
+	 * (the statement is schema-qualified throughout and the table readable
+	 * by everyone, so the writer's own rights do otherwise)
+	 */
+#if PG_VERSION_NUM >= 160000
+	if (object_aclcheck(NamespaceRelationId, get_rel_namespace(tt), GetUserId(),
+						ACL_USAGE) == ACLCHECK_OK)
+#else
+	if (pg_namespace_aclcheck(get_rel_namespace(tt), GetUserId(), ACL_USAGE) == ACLCHECK_OK)
+#endif
+		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+	else
+	{
+		Become		b;
+
+		track_become(&b, rel_owner(tt));
+		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
+		track_unbecome(&b);
+	}
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	ntrack = (int) SPI_processed;
+	stores = palloc(sizeof(Oid) * Max(ntrack, 1));
+	tracked = palloc(sizeof(Oid) * Max(ntrack, 1));
+	cols = palloc(sizeof(char *) * Max(ntrack, 1));
+	for (int i = 0; i < ntrack; i++)
+	{
+		bool		isnull;
+
+		stores[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+												   SPI_tuptable->tupdesc, 1, &isnull));
+		cols[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+															  SPI_tuptable->tupdesc, 2,
+															  &isnull))));
+		tracked[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													SPI_tuptable->tupdesc, 3, &isnull));
+	}
+	if (!truncate)
+		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+
+	for (int i = 0; i < ntrack; i++)
+	{
+		AttrNumber	att = track_column(tab, cols[i], stores[i]);
+		Form_pg_attribute a = TupleDescAttr(desc, att - 1);
+		ValueHasher vh;
+		ChangeList	l = {0};
+		Become		b;
+
+		value_hasher_init(&vh, a->atttypid, a->attcollation, CurrentMemoryContext);
+		if (truncate)
+		{
+			track_become(&b, owner);
+			track_read_table(tab, cols[i], &vh, true, &l, true);
+			track_unbecome(&b);
+		}
+		else
+		{
+			track_read_transition(td->tg_oldtable, slot, att, &vh, true, &l);
+			track_read_transition(td->tg_newtable, slot, att, &vh, false, &l);
+			if (td->tg_oldtable != NULL && td->tg_newtable != NULL)
+				changes_cancel(&l);
+		}
+		if (l.n > 0)
+			track_queue(fcinfo, stores[i], tracked[i] == tab ? owner : rel_owner(tracked[i]),
+						a->atttypid, a->attcollation, &l);
+		if (l.c != NULL)
+			pfree(l.c);
+	}
+	if (slot != NULL)
+		ExecDropSingleTupleTableSlot(slot);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
