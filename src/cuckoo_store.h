@@ -12,6 +12,8 @@
 
 #include "cuckoo.h"
 
+#pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
+
 /* One change of a store: add or remove one copy of a hash. */
 typedef struct StoreChange
 {
@@ -68,5 +70,7 @@ extern ValueHasher *cuckoo_store_probe_hasher(FunctionCallInfo fcinfo);
 extern void cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid,
 									   const ValueHasher *vh, const uint64 *h,
 									   int n, bool *out);
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_STORE_H */

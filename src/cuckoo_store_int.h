@@ -13,6 +13,8 @@
 
 #include "cuckoo_store.h"
 
+#pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
+
 /* The header row's segment number. */
 #define STORE_HEADER	(-1)
 
@@ -142,5 +144,7 @@ extern int64 store_pending(Oid relid, uint32 nsegments, int32 segment,
 extern CuckooFilter *store_overlay(Store *s, int32 segment, CuckooFilter *v);
 extern void store_sort_items(StoreItem **items, int n, int32 nsegments);
 extern StoreItem *store_route_array(Store *s, ValueHasher *vh, ArrayType *arr, int *n, int *nelems, bool **nulls_out);
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_STORE_INT_H */

@@ -11,6 +11,8 @@
 
 #include "cuckoo_store.h"
 
+#pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
+
 #define TRACK_TABLE		"cuckoo_store_tracking"
 
 /* Rows read from a table per fetch (bulk load, TRUNCATE). */
@@ -64,5 +66,7 @@ extern void track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid,
 /* cuckoo_track_trigger.c */
 extern SPIPlanPtr track_lookup_plan(Oid tt);
 extern Datum track_self_and_ancestors(Oid tab, bool ispartition);
+
+#pragma GCC visibility pop
 
 #endif							/* CUCKOO_TRACK_INT_H */
