@@ -1478,14 +1478,22 @@ COMMENT ON FUNCTION cuckoo_track_trigger() IS
 CREATE FUNCTION cuckoo_track_drop() RETURNS event_trigger
     AS 'MODULE_PATHNAME' LANGUAGE C;
 COMMENT ON FUNCTION cuckoo_track_drop() IS
-    'deletes the trackings of dropped stores, tables and columns; refuses to drop a partition of a tracked partitioned table (event trigger)';
+    'deletes the trackings of dropped stores, tables and columns; refuses to drop a partition of a tracked partitioned table unless its root is dropped with it (event trigger)';
 CREATE EVENT TRIGGER cuckoo_track_drop ON sql_drop
     EXECUTE PROCEDURE cuckoo_track_drop();
+
+CREATE FUNCTION cuckoo_track_drop_start() RETURNS event_trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_drop_start() IS
+    'notes the root of every partition of a tracked tree before a command that may drop partitions with other objects, so that cuckoo_track_drop lets a partition go only with its root (event trigger)';
+CREATE EVENT TRIGGER cuckoo_track_drop_start ON ddl_command_start
+    WHEN TAG IN ('DROP SCHEMA', 'DROP OWNED', 'DROP EXTENSION', 'DROP ACCESS METHOD')
+    EXECUTE PROCEDURE cuckoo_track_drop_start();
 
 CREATE FUNCTION cuckoo_track_ddl() RETURNS event_trigger
     AS 'MODULE_PATHNAME' LANGUAGE C;
 COMMENT ON FUNCTION cuckoo_track_ddl() IS
-    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed (event trigger)';
+    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed (event trigger)';
 CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
-    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA')
     EXECUTE PROCEDURE cuckoo_track_ddl();
