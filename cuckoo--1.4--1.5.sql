@@ -26,7 +26,8 @@ ALTER FUNCTION cuckoo_store_contains(pg_catalog.regclass, anycompatible)
 -- Living filters (docs/RELIABILITY.md): a partition of a tracked tree made
 -- by CREATE SCHEMA ... CREATE TABLE ... PARTITION OF got no triggers (the
 -- subcommands fire no event trigger; cuckoo_track_ddl now also runs at the
--- end of CREATE SCHEMA), and DROP SCHEMA ... CASCADE let such a partition
+-- end of CREATE SCHEMA, and refuses CREATE FOREIGN TABLE ... PARTITION OF
+-- such a tree, which also escaped it), and DROP SCHEMA ... CASCADE let such a partition
 -- go whenever the command dropped any tracked table (cuckoo_track_drop_start
 -- notes each partition's root when such a command starts, so it goes only
 -- with its own root).  An event trigger's tags cannot be altered: it is
@@ -35,7 +36,7 @@ ALTER FUNCTION cuckoo_store_contains(pg_catalog.regclass, anycompatible)
 
 DROP EVENT TRIGGER cuckoo_track_ddl;
 CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
-    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA')
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA', 'CREATE FOREIGN TABLE')
     EXECUTE PROCEDURE cuckoo_track_ddl();
 
 CREATE FUNCTION cuckoo_track_drop_start() RETURNS event_trigger
@@ -50,4 +51,4 @@ COMMENT ON FUNCTION cuckoo_track_drop() IS
     'deletes the trackings of dropped stores, tables and columns; refuses to drop a partition of a tracked partitioned table unless its root is dropped with it (event trigger)';
 
 COMMENT ON FUNCTION cuckoo_track_ddl() IS
-    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed (event trigger)';
+    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed; refuses a foreign table as such a partition (event trigger)';

@@ -1,7 +1,8 @@
 -- Living filters and the DDL that reaches a tracked tree from outside it:
 -- CREATE SCHEMA ... CREATE TABLE subcommands (a partition of a tracked
 -- tree gets the partition triggers and its values are added; a child of a
--- tracked table by INHERITS is refused), and DROP SCHEMA ... CASCADE / DROP
+-- tracked table by INHERITS is refused), CREATE FOREIGN TABLE ... PARTITION
+-- OF (refused), and DROP SCHEMA ... CASCADE / DROP
 -- OWNED BY (a partition dropped with its tracked root goes; one whose root
 -- stays is refused, whatever else the command drops).  After each change
 -- the store's items are exactly the rows' non-NULL values, nothing missing.
@@ -66,6 +67,18 @@ CREATE SCHEMA ts_b
 INSERT INTO ts_b.q SELECT g, g * 10 FROM generate_series(301, 320) g;
 ALTER TABLE ts.t ATTACH PARTITION ts_b.q FOR VALUES FROM (301) TO (401);
 SELECT tscheck();
+
+-- CREATE FOREIGN TABLE ... PARTITION OF the tracked root: refused (its
+-- statement triggers could not have transition tables), nothing left
+CREATE FOREIGN DATA WRAPPER ts_fdw;
+CREATE SERVER ts_server FOREIGN DATA WRAPPER ts_fdw;
+SELECT tsstate($$CREATE FOREIGN TABLE ts.f PARTITION OF ts.t FOR VALUES FROM (901) TO (1001) SERVER ts_server$$);
+SELECT count(*) AS foreign_tables FROM pg_class WHERE relname = 'f' AND relnamespace = 'ts'::regnamespace;
+-- a foreign table outside a tracked tree is none of its business
+CREATE FOREIGN TABLE ts.f2 (id int) SERVER ts_server;
+DROP FOREIGN TABLE ts.f2;
+DROP SERVER ts_server;
+DROP FOREIGN DATA WRAPPER ts_fdw;
 
 -- CREATE SCHEMA ... CREATE TABLE ... INHERITS a tracked ordinary table: refused
 CREATE TABLE ts.plain (id int, k int8);

@@ -439,8 +439,9 @@ track_rangevar(RangeVar *rv)
 }
 
 /*
- * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE, ALTER TABLE and
- * CREATE SCHEMA (whose CREATE TABLE subcommands fire no event trigger).
+ * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE, ALTER TABLE,
+ * CREATE SCHEMA (whose CREATE TABLE subcommands fire no event trigger) and
+ * CREATE FOREIGN TABLE.
  * Refuses a command that made a tracked table a partition, or a tracked
  * ordinary table a parent or child of inheritance (ATTACH PARTITION,
  * INHERIT, PARTITION OF, INHERITS): the command is rolled back.  Keeps the
@@ -488,7 +489,8 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
 				 errhint("Untrack it first (cuckoo_store_untrack).")));
 
-	if (parsetree != NULL && IsA(parsetree, CreateSchemaStmt))
+	if (parsetree != NULL &&
+		(IsA(parsetree, CreateSchemaStmt) || IsA(parsetree, CreateForeignTableStmt)))
 	{
 		/*
 		 * CREATE SCHEMA ... CREATE TABLE ... PARTITION OF: the subcommands
@@ -496,7 +498,10 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 		 * (pg_event_trigger_ddl_commands) names the tables created, in
 		 * order.  Each partition is followed as a CREATE TABLE of its own
 		 * would be (its tree's tables that already carry the triggers are
-		 * skipped, so a partition of one created before is not added twice).
+		 * skipped, so a partition of one created before is not added
+		 * twice).  CREATE FOREIGN TABLE ... PARTITION OF a tracked tree is
+		 * refused there (track_create_triggers: a foreign table's statement
+		 * triggers cannot have transition tables).
 		 */
 		List	   *created = NIL;
 		ListCell   *lc;
@@ -504,7 +509,7 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 		rc = SPI_execute("SELECT c.objid FROM pg_catalog.pg_event_trigger_ddl_commands() c "
 						 "WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
 						 "AND c.objsubid OPERATOR(pg_catalog.=) 0 "
-						 "AND c.command_tag OPERATOR(pg_catalog.=) 'CREATE TABLE'", true, 0);
+						 "AND c.command_tag OPERATOR(pg_catalog.=) ANY ('{CREATE TABLE,CREATE FOREIGN TABLE}')", true, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "reading the command's objects failed: %s", SPI_result_code_string(rc));
 		for (uint64 i = 0; i < SPI_processed; i++)
