@@ -51,9 +51,12 @@
  * the command has dropped them the catalogs no longer say which tree a
  * dropped partition was in.  In TopMemoryContext, replaced at the next
  * start.  A command of that tag always starts (and replaces it) before
- * its sql_drop reads it, so what sql_drop reads is its own command's.
+ * its sql_drop reads it, so what sql_drop reads is its own command's (the
+ * statement's start time is compared too, should that start have been
+ * skipped).
  */
 static CommandTag drop_map_tag = CMDTAG_UNKNOWN;
+static TimestampTz drop_map_statement = 0;	/* the top-level statement's start */
 static ArrayType *drop_map_parts = NULL;
 static ArrayType *drop_map_roots = NULL;
 
@@ -112,6 +115,7 @@ cuckoo_track_drop_start(PG_FUNCTION_ARGS)
 	drop_map_roots = construct_array(roots, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT);
 	MemoryContextSwitchTo(old);
 	drop_map_tag = trigdata->tag;
+	drop_map_statement = GetCurrentStatementStartTimestamp();
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -159,7 +163,8 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 	 */
 	{
 		EventTriggerData *trigdata = (EventTriggerData *) fcinfo->context;
-		bool		mapped = drop_map_parts != NULL && trigdata->tag == drop_map_tag;
+		bool		mapped = drop_map_parts != NULL && trigdata->tag == drop_map_tag &&
+			drop_map_statement == GetCurrentStatementStartTimestamp();
 		Oid			types[3] = {OIDARRAYOID, OIDARRAYOID, BOOLOID};
 		Datum		args[3];
 
