@@ -143,6 +143,18 @@ SELECT * FROM ts.triggers WHERE tab LIKE 'ts_g.%';
 DROP SCHEMA ts_f, ts_g CASCADE;
 SELECT tab::text, col FROM cuckoo_store_tracking ORDER BY 1, 2;
 
+-- DROP OWNED BY a role that owns a tracked root and its partition: allowed
+CREATE ROLE regress_track_schema_owner2;
+CREATE TABLE ts.r3 (id int, k int8) PARTITION BY LIST (id);
+CREATE TABLE ts_a.r3a PARTITION OF ts.r3 FOR VALUES IN (1);
+SELECT cuckoo_store_track('ts.s2', 'ts.r3', 'k');
+ALTER TABLE ts.r3 OWNER TO regress_track_schema_owner2;
+ALTER TABLE ts_a.r3a OWNER TO regress_track_schema_owner2;
+DROP OWNED BY regress_track_schema_owner2;
+DROP ROLE regress_track_schema_owner2;
+SELECT count(*) AS r3_left FROM pg_class WHERE relname IN ('r3', 'r3a');
+SELECT tab::text, col FROM cuckoo_store_tracking ORDER BY 1, 2;
+
 SELECT tscheck();
 DROP SCHEMA ts_a, ts_b, ts CASCADE;
 SELECT count(*) AS trackings FROM cuckoo_store_tracking;

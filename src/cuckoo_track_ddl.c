@@ -151,14 +151,14 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 
 	/*
-	 * A dropped table that carried the partition triggers, named by the
-	 * command, or dropped with other objects while its tracked root stays.
-	 * Its root: from the map of the command's start (DROP SCHEMA ...
-	 * CASCADE, DROP OWNED: it is dropped unless its own root is);
-	 * otherwise it went with its parent (DROP TABLE ... CASCADE of a
-	 * partitioned table), which the command named (refused here too) or
-	 * dropped with the root: it is refused unless a tracked table was
-	 * dropped.  Read, as the rest, with the tracking table's owner's
+	 * A dropped table that carried the partition triggers while its
+	 * tracked root stays.  Its root: from the map of the command's start
+	 * (DROP SCHEMA ... CASCADE, DROP OWNED, ...: refused unless its own
+	 * root is dropped too, whether the command named it or not);
+	 * otherwise refused when the command named it, and when not, it went
+	 * with its parent (DROP TABLE ... CASCADE of a partitioned table),
+	 * which the command named (refused here too) or dropped with the root:
+	 * refused unless a tracked table was dropped.  Read, as the rest, with the tracking table's owner's
 	 * rights: the caller may have no USAGE on its schema.
 	 */
 	{
@@ -179,7 +179,7 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 											"AND e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
 											"AND e.objsubid OPERATOR(pg_catalog.=) 0 "
 											"AND e.address_names OPERATOR(pg_catalog.=) d.address_names[1:2] "
-											"AND (e.original OR CASE WHEN $3 THEN NOT EXISTS (SELECT FROM "
+											"AND (CASE WHEN $3 THEN NOT EXISTS (SELECT FROM "
 											"pg_catalog.pg_event_trigger_dropped_objects() f, "
 											"ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) m(part, root) "
 											"WHERE m.part OPERATOR(pg_catalog.=) e.objid "
@@ -187,7 +187,7 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 											"AND f.objsubid OPERATOR(pg_catalog.=) 0 "
 											"AND f.objid OPERATOR(pg_catalog.=) m.root "
 											"AND m.root OPERATOR(pg_catalog.<>) m.part) "
-											"ELSE NOT EXISTS (SELECT FROM "
+											"ELSE e.original OR NOT EXISTS (SELECT FROM "
 											"pg_catalog.pg_event_trigger_dropped_objects() f, %s t "
 											"WHERE f.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
 											"AND f.objsubid OPERATOR(pg_catalog.=) 0 "
