@@ -158,8 +158,9 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 	 * otherwise refused when the command named it, and when not, it went
 	 * with its parent (DROP TABLE ... CASCADE of a partitioned table),
 	 * which the command named (refused here too) or dropped with the root:
-	 * refused unless a tracked table was dropped.  Read, as the rest, with the tracking table's owner's
-	 * rights: the caller may have no USAGE on its schema.
+	 * refused unless a tracked table was dropped.  Read, as the rest, with
+	 * the tracking table's owner's rights: the caller may have no USAGE on
+	 * its schema.
 	 */
 	{
 		EventTriggerData *trigdata = (EventTriggerData *) fcinfo->context;
