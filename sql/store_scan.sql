@@ -31,9 +31,13 @@ SELECT cuckoo_store_add_array('ss_grown', ARRAY(SELECT g::bigint FROM generate_s
 SELECT segments, items FROM cuckoo_store_info('ss_three');
 SELECT segments, items, bytes > 4000 AS grown FROM cuckoo_store_info('ss_grown');
 
--- The plan: the node over the scan, with the store's probe.
+-- The plan: the node over the scan, with the store's probe.  The planner
+-- orders quals by their cost per row (the probe's: 4 operators, from its
+-- support function): k % 2 = 0 (2) comes before the probe and stays in the
+-- scan, the OR (6) after it and moves to the node.
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_three', k);
 EXPLAIN (COSTS OFF) SELECT id FROM ss_keys WHERE id > 10 AND cuckoo_store_contains('ss_grown', k) AND k % 2 = 0;
+EXPLAIN (COSTS OFF) SELECT id FROM ss_keys WHERE id > 10 AND cuckoo_store_contains('ss_grown', k) AND (k % 3 = 0 OR k % 7 = 0 OR k % 11 = 0);
 
 -- same_rows(q): the rows of q batched and unbatched, in order, are equal
 CREATE FUNCTION same_rows(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -59,6 +63,7 @@ FROM ss_keys WHERE cuckoo_store_contains('ss_grown', k);
 SELECT same_rows($$SELECT id FROM ss_keys WHERE cuckoo_store_contains('ss_three', k)$$);
 SELECT same_rows($$SELECT id FROM ss_keys WHERE cuckoo_store_contains('ss_grown', k)$$);
 SELECT same_rows($$SELECT id, k FROM ss_keys WHERE id > 100 AND cuckoo_store_contains('ss_grown', k) AND k % 2 = 0$$);
+SELECT same_rows($$SELECT id, k FROM ss_keys WHERE id > 100 AND cuckoo_store_contains('ss_grown', k) AND (k % 3 = 0 OR k % 7 = 0 OR k % 11 = 0)$$);
 SELECT same_rows($$SELECT id FROM ss_keys WHERE cuckoo_store_contains('ss_three', k) ORDER BY id LIMIT 7$$);
 SELECT same_rows($$SELECT id FROM ss_keys WHERE cuckoo_store_contains('ss_three', k) AND id BETWEEN 100 AND 300$$);
 SELECT same_rows($$SELECT k FROM ss_keys WHERE cuckoo_store_contains('ss_three', k::int)$$);

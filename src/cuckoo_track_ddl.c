@@ -1,8 +1,11 @@
 /*
  * cuckoo_track_ddl.c
- *     The living filters' event triggers: cuckoo_track_drop (sql_drop: the
- *     trackings of dropped objects) and cuckoo_track_ddl (partitions
- *     created, attached and detached in a tracked tree).
+ *     The living filters' event triggers: cuckoo_track_drop_start
+ *     (ddl_command_start of the commands that may drop a partition with
+ *     other objects: which root each partition has), cuckoo_track_drop
+ *     (sql_drop: the trackings of dropped objects) and cuckoo_track_ddl
+ *     (partitions created, attached and detached in a tracked tree, also
+ *     by CREATE SCHEMA's subcommands).
  */
 #include "cuckoo.h"
 
@@ -43,6 +46,81 @@
  */
 
 /*
+ * The partitions of tracked trees and their roots, as they were when the
+ * last command of tag drop_map_tag started (cuckoo_track_drop_start): once
+ * the command has dropped them the catalogs no longer say which tree a
+ * dropped partition was in.  In TopMemoryContext, replaced at the next
+ * start.  A command of that tag always starts (and replaces it) before
+ * its sql_drop reads it, so what sql_drop reads is its own command's (the
+ * statement's start time is compared too, should that start have been
+ * skipped).
+ */
+static CommandTag drop_map_tag = CMDTAG_UNKNOWN;
+static TimestampTz drop_map_statement = 0;	/* the top-level statement's start */
+static ArrayType *drop_map_parts = NULL;
+static ArrayType *drop_map_roots = NULL;
+
+/*
+ * cuckoo_track_drop_start(): on ddl_command_start of DROP SCHEMA, DROP
+ * OWNED, DROP EXTENSION and DROP ACCESS METHOD, the commands that may drop
+ * a partition of a tracked tree together with objects of other trees (a
+ * partition's parent dropped drops it too, which needs no map).  Records
+ * each table that carries the partition triggers with its root.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_drop_start);
+Datum
+cuckoo_track_drop_start(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trigdata;
+	int			rc;
+	int			n;
+	Datum	   *parts;
+	Datum	   *roots;
+	MemoryContext old;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_drop_start must be called as an event trigger")));
+	trigdata = (EventTriggerData *) fcinfo->context;
+	drop_map_tag = CMDTAG_UNKNOWN;
+	if (drop_map_parts != NULL)
+		pfree(drop_map_parts);
+	if (drop_map_roots != NULL)
+		pfree(drop_map_roots);
+	drop_map_parts = drop_map_roots = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute("SELECT t.tgrelid, pg_catalog.pg_partition_root(t.tgrelid) "
+					 "FROM pg_catalog.pg_trigger t "
+					 "WHERE t.tgname OPERATOR(pg_catalog.=) '" PART_TRIGGER_PREFIX "insert'",
+					 true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading the partition triggers failed: %s", SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	parts = palloc(sizeof(Datum) * Max(n, 1));
+	roots = palloc(sizeof(Datum) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		parts[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		roots[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull);
+		if (isnull)
+			roots[i] = parts[i];	/* not in a tree any more: its own root */
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	drop_map_parts = construct_array(parts, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT);
+	drop_map_roots = construct_array(roots, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT);
+	MemoryContextSwitchTo(old);
+	drop_map_tag = trigdata->tag;
+	drop_map_statement = GetCurrentStatementStartTimestamp();
+	SPI_finish();
+	PG_RETURN_VOID();
+}
+
+/*
  * cuckoo_track_drop(): on sql_drop.  Refuses to drop a partition of a
  * tracked partitioned table on its own (its values would stay in the store,
  * counted copies that no row holds: the command is rolled back; detaching
@@ -73,36 +151,69 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 
 	/*
-	 * A dropped table that carried the partition triggers, named by the
-	 * command (or dropped by a command that drops no tracked table: DROP
-	 * SCHEMA ... CASCADE of its schema), while its tracked root stays.
-	 * Read, as the rest, with the tracking table's owner's rights: the
-	 * caller may have no USAGE on its schema.
+	 * A dropped table that carried the partition triggers while its
+	 * tracked root stays.  Its root: from the map of the command's start
+	 * (DROP SCHEMA ... CASCADE, DROP OWNED, ...: refused unless its own
+	 * root is dropped too, whether the command named it or not);
+	 * otherwise refused when the command named it, and when not, it went
+	 * with its parent (DROP TABLE ... CASCADE of a partitioned table),
+	 * which the command named (refused here too) or dropped with the root:
+	 * refused unless a tracked table was dropped.  Read, as the rest, with
+	 * the tracking table's owner's rights: the caller may have no USAGE on
+	 * its schema.
 	 */
-	track_become(&b, rel_owner(tt));
-	rc = SPI_execute(psprintf("SELECT e.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() d, "
-							  "pg_catalog.pg_event_trigger_dropped_objects() e "
-							  "WHERE d.object_type OPERATOR(pg_catalog.=) 'trigger' "
-							  "AND d.address_names[3] OPERATOR(pg_catalog.~~) '" PART_TRIGGER_PREFIX "%%' "
-							  "AND e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
-							  "AND e.objsubid OPERATOR(pg_catalog.=) 0 "
-							  "AND e.address_names OPERATOR(pg_catalog.=) d.address_names[1:2] "
-							  "AND (e.original OR NOT EXISTS (SELECT FROM "
-							  "pg_catalog.pg_event_trigger_dropped_objects() f, %s t "
-							  "WHERE f.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
-							  "AND f.objsubid OPERATOR(pg_catalog.=) 0 "
-							  "AND f.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid)) LIMIT 1",
-							  ttname), true, 1);
-	track_unbecome(&b);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading the dropped objects failed: %s", SPI_result_code_string(rc));
-	if (SPI_processed > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-				 errmsg("cannot drop table %s: it is a partition of a table tracked by a cuckoo store",
-						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
-				 errdetail("Its values would stay in the store."),
-				 errhint("Detach it first (ALTER TABLE ... DETACH PARTITION), which removes its values from the store, then drop it.")));
+	{
+		EventTriggerData *trigdata = (EventTriggerData *) fcinfo->context;
+		bool		mapped = drop_map_parts != NULL && trigdata->tag == drop_map_tag &&
+			drop_map_statement == GetCurrentStatementStartTimestamp();
+		Oid			types[3] = {OIDARRAYOID, OIDARRAYOID, BOOLOID};
+		Datum		args[3];
+
+		args[0] = mapped ? PointerGetDatum(drop_map_parts) : PointerGetDatum(construct_empty_array(OIDOID));
+		args[1] = mapped ? PointerGetDatum(drop_map_roots) : PointerGetDatum(construct_empty_array(OIDOID));
+		args[2] = BoolGetDatum(mapped);
+		track_become(&b, rel_owner(tt));
+		rc = SPI_execute_with_args(psprintf("SELECT e.object_identity FROM pg_catalog.pg_event_trigger_dropped_objects() d, "
+											"pg_catalog.pg_event_trigger_dropped_objects() e "
+											"WHERE d.object_type OPERATOR(pg_catalog.=) 'trigger' "
+											"AND d.address_names[3] OPERATOR(pg_catalog.~~) '" PART_TRIGGER_PREFIX "%%' "
+											"AND e.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+											"AND e.objsubid OPERATOR(pg_catalog.=) 0 "
+											"AND e.address_names OPERATOR(pg_catalog.=) d.address_names[1:2] "
+											"AND (CASE WHEN $3 THEN NOT EXISTS (SELECT FROM "
+											"pg_catalog.pg_event_trigger_dropped_objects() f, "
+											"ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) m(part, root) "
+											"WHERE m.part OPERATOR(pg_catalog.=) e.objid "
+											"AND f.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+											"AND f.objsubid OPERATOR(pg_catalog.=) 0 "
+											"AND f.objid OPERATOR(pg_catalog.=) m.root "
+											"AND m.root OPERATOR(pg_catalog.<>) m.part) "
+											"ELSE e.original OR NOT EXISTS (SELECT FROM "
+											"pg_catalog.pg_event_trigger_dropped_objects() f, %s t "
+											"WHERE f.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+											"AND f.objsubid OPERATOR(pg_catalog.=) 0 "
+											"AND f.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid) END) LIMIT 1",
+											ttname),
+								   3, types, args, NULL, true, 1);
+		track_unbecome(&b);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading the dropped objects failed: %s", SPI_result_code_string(rc));
+		if (SPI_processed > 0 && trigdata->tag == CMDTAG_ALTER_TABLE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot drop table %s: it is a partition of a table tracked by a cuckoo store",
+							SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+					 errdetail("ALTER TABLE commands that replace partitions (SPLIT PARTITION, MERGE PARTITIONS) are not followed in a tracked tree."),
+					 errhint("Detach the partitions (ALTER TABLE ... DETACH PARTITION removes their values from the store), "
+							 "then create and fill the new ones as partitions, or untrack the table (cuckoo_store_untrack) first.")));
+		if (SPI_processed > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+					 errmsg("cannot drop table %s: it is a partition of a table tracked by a cuckoo store",
+							SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
+					 errdetail("Its values would stay in the store."),
+					 errhint("Detach it first (ALTER TABLE ... DETACH PARTITION), which removes its values from the store, then drop it.")));
+	}
 
 	track_become(&b, rel_owner(tt));
 	rc = SPI_execute(psprintf("DELETE FROM %s t USING pg_catalog.pg_event_trigger_dropped_objects() d "
@@ -301,6 +412,31 @@ track_ddl_detached(FunctionCallInfo fcinfo, Oid tt, Oid parent, Oid child)
 		track_drop_set(lfirst_oid(lc), part_triggers);
 }
 
+/*
+ * Another ALTER TABLE subcommand on partitions (PostgreSQL 19's SPLIT
+ * PARTITION and MERGE PARTITIONS: new partitions filled by the command
+ * itself, with no triggers of the tree): refused in a tracked tree, before
+ * anything is half followed.  (Their sql_drop of the replaced partitions
+ * refuses them first, cuckoo_track_drop; this is the second guard.)
+ */
+static void
+track_ddl_other_partition_cmd(Oid tt, Oid parent)
+{
+	Oid		   *stores,
+			   *tracked;
+	char	  **cols;
+
+	if (!OidIsValid(parent) || track_lookup(tt, parent, &stores, &cols, &tracked) == 0)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("this ALTER TABLE of the partitions of %s is not followed by its cuckoo store",
+					get_rel_name(parent)),
+			 errdetail("ALTER TABLE commands that replace partitions (SPLIT PARTITION, MERGE PARTITIONS) are not followed in a tracked tree."),
+			 errhint("Detach the partitions (ALTER TABLE ... DETACH PARTITION removes their values from the store), "
+					 "then create and fill the new ones as partitions, or untrack the table (cuckoo_store_untrack) first.")));
+}
+
 /* The relation a RangeVar of the command names, InvalidOid if none. */
 static Oid
 track_rangevar(RangeVar *rv)
@@ -309,7 +445,9 @@ track_rangevar(RangeVar *rv)
 }
 
 /*
- * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE and ALTER TABLE.
+ * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE, ALTER TABLE,
+ * CREATE SCHEMA (whose CREATE TABLE subcommands fire no event trigger) and
+ * CREATE FOREIGN TABLE.
  * Refuses a command that made a tracked table a partition, or a tracked
  * ordinary table a parent or child of inheritance (ATTACH PARTITION,
  * INHERIT, PARTITION OF, INHERITS): the command is rolled back.  Keeps the
@@ -357,7 +495,47 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 						SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)),
 				 errhint("Untrack it first (cuckoo_store_untrack).")));
 
-	if (parsetree != NULL && IsA(parsetree, CreateStmt))
+	if (parsetree != NULL &&
+		(IsA(parsetree, CreateSchemaStmt) || IsA(parsetree, CreateForeignTableStmt)))
+	{
+		/*
+		 * CREATE SCHEMA ... CREATE TABLE ... PARTITION OF: the subcommands
+		 * fire no event trigger of their own, but the command's list
+		 * (pg_event_trigger_ddl_commands) names the tables created, in
+		 * order.  Each partition is followed as a CREATE TABLE of its own
+		 * would be (its tree's tables that already carry the triggers are
+		 * skipped, so a partition of one created before is not added
+		 * twice).  CREATE FOREIGN TABLE ... PARTITION OF a tracked tree is
+		 * refused there (track_create_triggers: a foreign table's statement
+		 * triggers cannot have transition tables).
+		 */
+		List	   *created = NIL;
+		ListCell   *lc;
+
+		rc = SPI_execute("SELECT c.objid FROM pg_catalog.pg_event_trigger_ddl_commands() c "
+						 "WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+						 "AND c.objsubid OPERATOR(pg_catalog.=) 0 "
+						 "AND c.command_tag OPERATOR(pg_catalog.=) ANY ('{CREATE TABLE,CREATE FOREIGN TABLE}')", true, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading the command's objects failed: %s", SPI_result_code_string(rc));
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+
+			created = lappend_oid(created,
+								  DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																 SPI_tuptable->tupdesc, 1, &isnull)));
+		}
+		foreach(lc, created)
+		{
+			Oid			rel = lfirst_oid(lc);
+
+			/* the partition itself finds its root's trackings */
+			if (get_rel_relispartition(rel))
+				track_ddl_attached(fcinfo, tt, rel, rel);
+		}
+	}
+	else if (parsetree != NULL && IsA(parsetree, CreateStmt))
 	{
 		CreateStmt *cs = (CreateStmt *) parsetree;
 
@@ -388,6 +566,8 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 #endif
 				)
 				track_ddl_detached(fcinfo, tt, parent, track_rangevar(pc->name));
+			else
+				track_ddl_other_partition_cmd(tt, parent);
 		}
 	}
 	SPI_finish();

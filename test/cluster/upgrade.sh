@@ -12,8 +12,8 @@
 #      each later version in turn, the answers checked after every step.
 #      Afterwards the version is the default; the extension's member objects
 #      and their definitions (functions, aggregates, type, casts, operators,
-#      operator classes and families, comments, owners, privileges,
-#      dependencies) equal those of a fresh CREATE EXTENSION cuckoo in another
+#      operator classes and families, event triggers and their tags, comments,
+#      owners, privileges, dependencies) equal those of a fresh CREATE EXTENSION cuckoo in another
 #      database; every stored filter is byte-identical, passes the validator and
 #      answers every probe (members, absent keys, cuckoo_info, views) exactly as
 #      before; the indexes pass amcheck; and the same update also works when
@@ -116,6 +116,10 @@ lines(l) AS (
          o.amoprighttype::regtype, o.amopopr::regoperator, o.amoppurpose, o.amopsortfamily)
   FROM pg_amop o JOIN fam ON fam.objid = o.amopfamily JOIN pg_opfamily f ON f.oid = o.amopfamily
   JOIN pg_am am ON am.oid = o.amopmethod
+  UNION ALL
+  SELECT 'event trigger: ' || concat_ws(' | ', e.evtname, e.evtevent, pg_get_userbyid(e.evtowner),
+         e.evtfoid::regprocedure, e.evtenabled, e.evttags)
+  FROM m JOIN pg_event_trigger e ON m.classid = 'pg_event_trigger'::regclass AND e.oid = m.objid
   UNION ALL
   SELECT 'amproc: ' || concat_ws(' | ', f.opfname, am.amname, p.amprocnum, p.amproclefttype::regtype,
          p.amprocrighttype::regtype, p.amproc::oid::regprocedure)
