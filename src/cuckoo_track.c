@@ -144,6 +144,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 
 	track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
 					 3, types, values, SPI_OK_INSERT);
+	track_cache_invalidate(tt);
 
 	/* the values already there (all of them: row security off) */
 	{
@@ -198,6 +199,7 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
 							   3, types, values, NULL, false, 0);
 	deleted = SPI_processed;
 	track_unbecome(&b);
+	track_cache_invalidate(tt);
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "deleting from %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	if (deleted == 0)
