@@ -17,6 +17,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_opfamily.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -175,9 +176,6 @@ cuckoo_store_remove_array(PG_FUNCTION_ARGS)
 
 static int64 store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 						 const StoreChange *changes, int64 n, bool saturate);
-static bool store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
-							   const StoreChange *changes, int64 n, bool saturate,
-							   int64 *changed);
 
 int64
 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
@@ -187,9 +185,6 @@ cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 
 	if (!latest)
 		return store_apply(fcinfo, relid, vh, changes, n, saturate);
-	/* the commit's apply: without SQL when the store is a plain one */
-	if (store_apply_direct(fcinfo, relid, vh, changes, n, saturate, &changed))
-		return changed;
 	store_latest = true;
 	PG_TRY();
 	{
@@ -280,8 +275,11 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * takes the SQL path, which does all of this through the statements.
  */
 
-/* The store's primary key index if relid's shape lets the heap be used directly. */
-static Oid
+/*
+ * The store's primary key, opened (RowExclusiveLock), if rel's shape lets
+ * the heap be used directly; else NULL.
+ */
+static Relation
 store_direct_index(Relation rel, Oid filter_type)
 {
 	static const char *const cols[] = {"segment", "f", "fpr", "capacity", "segments"};
@@ -289,14 +287,13 @@ store_direct_index(Relation rel, Oid filter_type)
 	Oid			types[5];
 	List	   *indexes;
 	Relation	idx;
-	Oid			result = InvalidOid;
 
 	if (rel->rd_rel->relkind != RELKIND_RELATION || RELATION_IS_OTHER_TEMP(rel) ||
 		rel->trigdesc != NULL || rel->rd_rules != NULL || rel->rd_rel->relrowsecurity ||
 		desc->natts != 5 ||
 		(desc->constr != NULL && (desc->constr->num_check > 0 ||
 								  desc->constr->has_generated_stored)))
-		return InvalidOid;
+		return NULL;
 	types[0] = INT4OID;
 	types[1] = filter_type;
 	types[2] = FLOAT8OID;
@@ -308,52 +305,57 @@ store_direct_index(Relation rel, Oid filter_type)
 
 		if (a->attisdropped || a->atttypid != types[i] ||
 			strcmp(NameStr(a->attname), cols[i]) != 0)
-			return InvalidOid;
+			return NULL;
 	}
 	indexes = RelationGetIndexList(rel);
 	if (list_length(indexes) != 1)
-		return InvalidOid;
-	idx = index_open(linitial_oid(indexes), AccessShareLock);
+		return NULL;
+	idx = index_open(linitial_oid(indexes), RowExclusiveLock);
 	if (idx->rd_rel->relam == BTREE_AM_OID &&
+		idx->rd_opfamily[0] == INTEGER_BTREE_FAM_OID &&
 		idx->rd_index->indnatts == 1 && idx->rd_index->indkey.values[0] == 1 &&
 		idx->rd_index->indisunique && idx->rd_index->indimmediate &&
 		idx->rd_index->indisvalid && idx->rd_index->indisready &&
 		idx->rd_index->indislive &&
 		heap_attisnull(idx->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
 		heap_attisnull(idx->rd_indextuple, Anum_pg_index_indpred, NULL))
-		result = RelationGetRelid(idx);
-	index_close(idx, AccessShareLock);
-	return result;
+		return idx;
+	index_close(idx, RowExclusiveLock);
+	return NULL;
 }
 
 /*
- * Row `segment` of the store under snapshot, into slot: false if there is
- * none.  A second row is an error, as in store_read.
+ * Row `segment` of the store under snapshot, into slot (a buffer slot of
+ * rel): false if there is none.  A second row is an error, as in
+ * store_read.
  */
 static bool
-store_direct_find(Relation rel, Oid index, Snapshot snapshot, int32 segment,
+store_direct_find(Relation rel, Relation index, Snapshot snapshot, int32 segment,
 				  TupleTableSlot *slot, const char *name)
 {
 	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
+	IndexScanDesc scan;
 	bool		found = false;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(segment));
-	scan = systable_beginscan(rel, index, true, snapshot, 1, &key);
-	while ((tup = systable_getnext(scan)) != NULL)
+#if PG_VERSION_NUM >= 180000
+	scan = index_beginscan(rel, index, snapshot, NULL, 1, 0);
+#else
+	scan = index_beginscan(rel, index, snapshot, 1, 0);
+#endif
+	index_rescan(scan, &key, 1, NULL, 0);
+	if (index_getnext_slot(scan, ForwardScanDirection, slot))
 	{
-		if (found)
+		found = true;
+		/* two rows asked: a second row for the segment is an error, not a guess */
+		if (index_getnext_slot(scan, ForwardScanDirection, slot))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
 							name, segment),
 					 errhint("A store's table keeps its primary key on segment.")));
-		ExecForceStoreHeapTuple(tup, slot, false);
-		slot->tts_tid = tup->t_self;
-		found = true;
 	}
-	systable_endscan(scan);
+	index_endscan(scan);
 	return found;
 }
 
@@ -377,7 +379,7 @@ store_direct_f(TupleTableSlot *slot, int32 segment, const char *name)
  * UPDATE under READ COMMITTED finds none).
  */
 static bool
-store_direct_lock(Relation rel, Oid index, Snapshot snapshot, int32 segment,
+store_direct_lock(Relation rel, Relation index, Snapshot snapshot, int32 segment,
 				  TupleTableSlot *slot, const char *name)
 {
 	for (;;)
@@ -462,18 +464,17 @@ store_direct_write(Relation rel, Relation index, IndexInfo *ii, TupleTableSlot *
 }
 
 /*
- * cuckoo_store_apply's commit path without SQL: false (and nothing done) if
+ * cuckoo_store_apply_direct (cuckoo_store.h): false (and nothing done) if
  * the store is not one it takes (above), or has no value family yet (the
- * SQL path records it).
+ * SQL path records it under the header's lock).
  */
-static bool
-store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
-				   const StoreChange *changes, int64 n, bool saturate, int64 *changed)
+bool
+cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const ValueHasher *vh,
+						  const StoreChange *changes, int64 n, bool saturate, int64 *changed)
 {
 	StoreCallCache *cc = store_call_cache(fcinfo);
 	Relation	rel;
 	Relation	index;
-	Oid			index_oid;
 	IndexInfo  *ii;
 	TupleTableSlot *slot;
 	Snapshot	snapshot;
@@ -486,12 +487,12 @@ store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 	if (n > PG_INT32_MAX / 2)
 		return false;			/* the SQL path reports it */
 	if (get_rel_relkind(relid) != RELKIND_RELATION ||
-		pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		pg_class_aclcheck(relid, role, ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK)
 		return false;
 	rel = table_open(relid, RowExclusiveLock);
-	index_oid = store_direct_index(rel, cc->filter_type);
-	if (!OidIsValid(index_oid))
+	index = store_direct_index(rel, cc->filter_type);
+	if (index == NULL)
 	{
 		table_close(rel, RowExclusiveLock);
 		return false;
@@ -502,7 +503,7 @@ store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 	CommandCounterIncrement();
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	slot = table_slot_create(rel, NULL);
-	if (!store_direct_find(rel, index_oid, snapshot, STORE_HEADER, slot, s.name))
+	if (!store_direct_find(rel, index, snapshot, STORE_HEADER, slot, s.name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
@@ -528,6 +529,7 @@ store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 		/* the first value's family is recorded under the header's lock: SQL */
 		ExecDropSingleTupleTableSlot(slot);
 		UnregisterSnapshot(snapshot);
+		index_close(index, RowExclusiveLock);
 		table_close(rel, RowExclusiveLock);
 		return false;
 	}
@@ -537,7 +539,7 @@ store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 				 errmsg("cuckoo store \"%s\" holds %s values, not %s", s.name,
 						cf_kind_name(cf_kind_of(&s.hcf)), format_type_be(vh->typid)),
 				 errhint("Use a store with values of the type it was first given.")));
-	index = index_open(index_oid, RowExclusiveLock);
+	ExecClearTuple(slot);
 	ii = BuildIndexInfo(index);
 	items = store_apply_items(changes, n, s.nsegments, &k, &nremove);
 	*changed = 0;
@@ -547,7 +549,7 @@ store_apply_direct(FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 		cf_filter	cf;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!store_direct_lock(rel, index_oid, snapshot, seg, slot, s.name))
+		if (!store_direct_lock(rel, index, snapshot, seg, slot, s.name))
 			store_missing_segment(&s, seg);
 		filter_open(&cf, store_direct_f(slot, seg, s.name));
 		if (store_apply_segment(&cf, vh, items, k, &i, nremove, saturate, changed))

@@ -371,6 +371,7 @@ pending_apply_all(void)
 				FmgrInfo	flinfo;
 				ChangeList	l;
 				Become		b;
+				int64		changed;
 
 				LOCAL_FCINFO(fc, 0);
 
@@ -394,9 +395,14 @@ pending_apply_all(void)
 				ctx.arg = e;
 				ctx.previous = error_context_stack;
 				error_context_stack = &ctx;
-				track_become(&b, e->role);
-				(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
-				track_unbecome(&b);
+				/* without SQL when the store allows it (no user switch needed) */
+				if (!cuckoo_store_apply_direct(fc, e->store, e->role, &e->vh, l.c, l.n,
+											   true, &changed))
+				{
+					track_become(&b, e->role);
+					(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
+					track_unbecome(&b);
+				}
 				error_context_stack = ctx.previous;
 				pfree(l.c);
 			}
