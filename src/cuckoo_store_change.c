@@ -21,6 +21,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -500,6 +501,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	memset(&s, 0, sizeof(s));
 	s.relid = relid;
 	s.name = RelationGetRelationName(rel);
+	/* a published store without a replica identity fails as its UPDATE would */
+	CheckCmdReplicaIdentity(rel, CMD_UPDATE);
 	CommandCounterIncrement();
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	slot = table_slot_create(rel, NULL);
