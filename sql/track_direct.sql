@@ -20,9 +20,9 @@ RESET ROLE;
 CREATE FUNCTION td.items(s regclass) RETURNS bigint LANGUAGE sql AS
   $$ SELECT items FROM cuckoo_store_info(s) $$;
 
--- one segment, many single-row transactions: HOT updates, then updates
--- that leave the page (a new index entry each); the key finds each segment
--- once, and the index holds every row version it must
+-- three segments, many single-row transactions (HOT updates), then updates
+-- that leave their page (a new index entry each); the key finds each
+-- segment once, and the index holds every row version it must
 SELECT segments FROM cuckoo_store_info('td.s');
 CREATE PROCEDURE td.one_by_one() LANGUAGE plpgsql AS $$
 BEGIN
@@ -36,6 +36,17 @@ BEGIN
   END LOOP;
 END $$;
 CALL td.one_by_one();
+-- then a transaction that fills the segments' pages with its own versions
+-- (cuckoo_store_add, 41 updates no one can prune): the commit's updates of
+-- the segments cannot stay in their pages, and add their index entries
+BEGIN;
+SELECT count(cuckoo_store_add('td.s', g::int8)) AS added
+FROM generate_series(100000, 100040) g;
+INSERT INTO td.t SELECT g, g * 10 FROM generate_series(500, 599) g;
+COMMIT;
+DELETE FROM td.t WHERE id BETWEEN 500 AND 599;
+SELECT count(cuckoo_store_remove('td.s', g::int8)) AS removed
+FROM generate_series(100000, 100040) g;
 SELECT td.items('td.s') AS items, (SELECT count(*) FROM td.t) AS rows;
 SELECT * FROM cuckoo_store_verify('td.s');
 SET enable_seqscan = off;
