@@ -420,7 +420,7 @@ store_direct_lock(Relation rel, Relation index, Snapshot snapshot, int32 segment
 
 /* Replaces the f of the locked row in slot by cf's filter. */
 static void
-store_direct_write(Relation rel, Relation index, IndexInfo *ii, TupleTableSlot *slot,
+store_direct_write(Relation rel, Relation index, IndexInfo **ii, TupleTableSlot *slot,
 				   int32 segment, cf_filter *cf)
 {
 	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
@@ -453,11 +453,13 @@ store_direct_write(Relation rel, Relation index, IndexInfo *ii, TupleTableSlot *
 		Datum		key = Int32GetDatum(segment);
 		bool		keynull = false;
 
+		if (*ii == NULL)
+			*ii = BuildIndexInfo(index);
 		(void) index_insert(index, &key, &keynull, &tup->t_self, rel, UNIQUE_CHECK_YES,
 #if PG_VERSION_NUM >= 140000
 							false,
 #endif
-							ii);
+							*ii);
 	}
 	heap_freetuple(tup);
 	if (should_free)
@@ -543,7 +545,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 						cf_kind_name(cf_kind_of(&s.hcf)), format_type_be(vh->typid)),
 				 errhint("Use a store with values of the type it was first given.")));
 	ExecClearTuple(slot);
-	ii = BuildIndexInfo(index);
+	ii = NULL;					/* built when an update leaves its page */
 	items = store_apply_items(changes, n, s.nsegments, &k, &nremove);
 	*changed = 0;
 	for (int i = 0; i < k;)
@@ -556,7 +558,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 			store_missing_segment(&s, seg);
 		filter_open(&cf, store_direct_f(slot, seg, s.name));
 		if (store_apply_segment(&cf, vh, items, k, &i, nremove, saturate, changed))
-			store_direct_write(rel, index, ii, slot, seg, &cf);
+			store_direct_write(rel, index, &ii, slot, seg, &cf);
 		ExecClearTuple(slot);
 		pfree(cf.buf - VARHDRSZ);
 	}
