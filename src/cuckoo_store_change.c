@@ -339,7 +339,9 @@ store_direct_find(Relation rel, Relation index, Snapshot snapshot, int32 segment
 	bool		found = false;
 
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(segment));
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 190000
+	scan = index_beginscan(rel, index, snapshot, NULL, 1, 0, SO_NONE);
+#elif PG_VERSION_NUM >= 180000
 	scan = index_beginscan(rel, index, snapshot, NULL, 1, 0);
 #else
 	scan = index_beginscan(rel, index, snapshot, 1, 0);
