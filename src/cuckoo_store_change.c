@@ -2,7 +2,9 @@
  * cuckoo_store_change.c
  *     The changes of a stored filter: cuckoo_store_add, _add_if_absent,
  *     _remove and their _array forms, and cuckoo_store_apply, the list of
- *     hashes the living filters apply at commit (cuckoo_store.h).
+ *     hashes the living filters apply at commit (cuckoo_store.h), through
+ *     SQL or, for a store as cuckoo_store_create makes it, through the heap
+ *     (cuckoo_store_apply_direct).
  */
 #include "cuckoo.h"
 
