@@ -98,8 +98,9 @@ INSERT INTO td.t VALUES (1008, 10080);
 SELECT cuckoo_store_contains('td.s', 10080::int8) AS s_follows;
 SELECT count(*) AS trackings FROM cuckoo_store_tracking WHERE tab = 'td.t'::regclass;
 
--- rights, at every statement: the table's owner loses UPDATE on the store
--- (the statement or the commit fails, nothing is applied), then gets it back
+-- rights, at every statement: the table's owner loses UPDATE, then SELECT
+-- on the store (the statement fails, nothing is applied), then gets both
+-- back; tracking needs both too
 REVOKE UPDATE ON td.s FROM regress_td_owner;
 INSERT INTO td.t VALUES (2001, 20010);
 SELECT count(*) AS not_inserted FROM td.t WHERE id = 2001;
@@ -107,8 +108,19 @@ REVOKE SELECT ON td.s FROM regress_td_owner;
 GRANT UPDATE ON td.s TO regress_td_owner;
 INSERT INTO td.t VALUES (2002, 20020);
 SELECT count(*) AS not_inserted FROM td.t WHERE id = 2002;
+REVOKE UPDATE ON td.s3 FROM regress_td_owner;
+SET ROLE regress_td_owner;
+SELECT cuckoo_store_track('td.s3', 'td.t', 'k');
+RESET ROLE;
 GRANT SELECT ON td.s TO regress_td_owner;
 INSERT INTO td.t VALUES (2003, 20030);
+-- a right lost between the statement and the commit: the commit fails
+BEGIN;
+INSERT INTO td.t VALUES (2007, 20070);
+REVOKE UPDATE ON td.s FROM regress_td_owner;
+COMMIT;
+GRANT UPDATE ON td.s TO regress_td_owner;
+SELECT count(*) AS not_inserted FROM td.t WHERE id = 2007;
 SELECT cuckoo_store_contains('td.s', 20030::int8) AS follows_again;
 -- a grant of the store's columns only is not enough (the statement fails)
 REVOKE SELECT, UPDATE ON td.s FROM regress_td_owner;

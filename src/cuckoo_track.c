@@ -100,8 +100,11 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 				 errmsg("a cuckoo store cannot track itself")));
 	track_check_owner(tab);
 	/* the caller loads the rows there now, the table's owner keeps them in step */
-	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK ||
-		pg_class_aclcheck(store, rel_owner(tab), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, rel_owner(tab), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, rel_owner(tab), ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),

@@ -146,7 +146,9 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 		e->next = pending;
 		pending = e;
 	}
-	if (pg_class_aclcheck(store, role, ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, role, ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, role, ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
