@@ -42,6 +42,22 @@ extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
 								bool saturate, bool latest);
 
 /*
+ * cuckoo_store_apply(..., latest), for the commit, without SQL: the store's
+ * rows read through its primary key and its segments locked and updated by
+ * the heap's functions, under the newest snapshot.  Role must hold SELECT
+ * and UPDATE on the store table; nothing runs as anyone (no SQL, no
+ * function but the int4 key's comparisons), so the caller needs no user
+ * or search_path switch for it.  Returns false, having done nothing, for a
+ * store it does not take (one that is not exactly what
+ * cuckoo_store_create makes, one with no value family yet, a role without
+ * both privileges on the table): cuckoo_store_apply does those.
+ */
+extern bool cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role,
+									  const ValueHasher *vh,
+									  const StoreChange *changes, int64 n,
+									  bool saturate, int64 *changed);
+
+/*
  * The changes this transaction's tracked tables made to store relid that
  * are not applied yet (they are at commit), in segment segment of its
  * nsegments: sets *changes to them (net, removes first) and *vh to their

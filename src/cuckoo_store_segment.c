@@ -14,7 +14,10 @@
  * The design is in docs/DESIGN.md ("Stored filters"), the routing in
  * docs/FORMAT.md section 14.  Every function is SECURITY INVOKER and reaches
  * the store only through SQL run as the caller (SPI), so a call needs the
- * privileges the same statements in plain SQL would need.  The statements
+ * privileges the same statements in plain SQL would need (the one
+ * exception: the living filters' commit, cuckoo_store_apply_direct in
+ * cuckoo_store_change.c, which checks the tracking role's rights itself
+ * and changes a plain store through the heap).  The statements
  * are prepared once per backend and store and kept (SPI_keepplan).
  *
  * A store is the table

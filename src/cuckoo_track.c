@@ -100,8 +100,11 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 				 errmsg("a cuckoo store cannot track itself")));
 	track_check_owner(tab);
 	/* the caller loads the rows there now, the table's owner keeps them in step */
-	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK ||
-		pg_class_aclcheck(store, rel_owner(tab), ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, rel_owner(tab), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, rel_owner(tab), ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
@@ -144,6 +147,7 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 
 	track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
 					 3, types, values, SPI_OK_INSERT);
+	track_cache_invalidate(tt);
 
 	/* the values already there (all of them: row security off) */
 	{
@@ -198,6 +202,7 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
 							   3, types, values, NULL, false, 0);
 	deleted = SPI_processed;
 	track_unbecome(&b);
+	track_cache_invalidate(tt);
 	if (rc != SPI_OK_DELETE)
 		elog(ERROR, "deleting from %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	if (deleted == 0)

@@ -225,6 +225,8 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 							  "AND d.objid OPERATOR(pg_catalog.=) t.tab::pg_catalog.oid "
 							  "AND d.address_names[3] OPERATOR(pg_catalog.=) t.col::pg_catalog.text)) "
 							  "RETURNING t.tab::pg_catalog.oid", ttname), false, 0);
+	if (SPI_processed > 0)
+		track_cache_invalidate(tt);
 	if (rc != SPI_OK_DELETE_RETURNING)
 		elog(ERROR, "deleting from %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	for (uint64 i = 0; i < SPI_processed; i++)

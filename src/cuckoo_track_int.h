@@ -66,6 +66,7 @@ extern void track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid,
 /* cuckoo_track_trigger.c */
 extern SPIPlanPtr track_lookup_plan(Oid tt);
 extern Datum track_self_and_ancestors(Oid tab, bool ispartition);
+extern void track_cache_invalidate(Oid tt);
 
 #pragma GCC visibility pop
 

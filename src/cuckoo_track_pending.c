@@ -146,7 +146,9 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 		e->next = pending;
 		pending = e;
 	}
-	if (pg_class_aclcheck(store, role, ACL_SELECT | ACL_UPDATE) != ACLCHECK_OK)
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, role, ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, role, ACL_UPDATE) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
@@ -371,6 +373,7 @@ pending_apply_all(void)
 				FmgrInfo	flinfo;
 				ChangeList	l;
 				Become		b;
+				int64		changed;
 
 				LOCAL_FCINFO(fc, 0);
 
@@ -394,9 +397,14 @@ pending_apply_all(void)
 				ctx.arg = e;
 				ctx.previous = error_context_stack;
 				error_context_stack = &ctx;
-				track_become(&b, e->role);
-				(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
-				track_unbecome(&b);
+				/* without SQL when the store allows it (no user switch needed) */
+				if (!cuckoo_store_apply_direct(fc, e->store, e->role, &e->vh, l.c, l.n,
+											   true, &changed))
+				{
+					track_become(&b, e->role);
+					(void) cuckoo_store_apply(fc, e->store, &e->vh, l.c, l.n, true, true);
+					track_unbecome(&b);
+				}
 				error_context_stack = ctx.previous;
 				pfree(l.c);
 			}

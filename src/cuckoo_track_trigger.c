@@ -29,9 +29,11 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
@@ -113,6 +115,181 @@ track_self_and_ancestors(Oid tab, bool ispartition)
 	return PointerGetDatum(construct_array(oids, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
 }
 
+/* ------------------------------------------------------------------------
+ * The trackings of a table, cached per backend
+ * ------------------------------------------------------------------------
+ *
+ * A statement's trigger needs the trackings of its table and of the
+ * table's ancestors: read by SQL, they cost more than the rest of a
+ * single-row statement's tracking.  This backend keeps what it read, per
+ * (table, tracking table), until any relcache invalidation arrives: every
+ * change of the tracking table (cuckoo_store_track, _untrack, the DDL
+ * handler) sends one for it (track_cache_invalidate), as do DDL on a
+ * tracked table or store, ALTER/DROP EXTENSION and a lost message queue.
+ * The entries hold no rights: the roles and privileges are checked at
+ * every statement, as before.  A list read for the cache is read under the
+ * newest snapshot, not the statement's: a REPEATABLE READ transaction
+ * older than a tracking then follows it (the tracking's own lock on the
+ * table, SHARE ROW EXCLUSIVE, made it wait until the tracking committed),
+ * and the list cached is the one every later transaction sees.
+ */
+typedef struct TrackCacheEntry
+{
+	Oid			tab;
+	Oid			tt;
+	int			n;
+	Oid		   *stores;
+	Oid		   *tracked;
+	NameData   *cols;
+	struct TrackCacheEntry *next;
+} TrackCacheEntry;
+
+#define TRACK_CACHE_MAX	256
+
+static MemoryContext track_cache_cxt = NULL;
+static TrackCacheEntry *track_cache = NULL;
+static int	track_cache_n = 0;
+static uint64 track_cache_generation = 0;
+
+static void
+track_cache_callback(Datum arg, Oid relid)
+{
+	track_cache = NULL;
+	track_cache_n = 0;
+	track_cache_generation++;
+	if (track_cache_cxt != NULL)
+		MemoryContextReset(track_cache_cxt);
+}
+
+/*
+ * Drops every backend's cached trackings when this transaction commits
+ * (and this backend's at its next command, or if it rolls back): called by
+ * whatever changes the tracking table tt.
+ */
+void
+track_cache_invalidate(Oid tt)
+{
+	CacheInvalidateRelcacheByRelid(tt);
+}
+
+/* The cache's memory and callback, on first use (track_init cannot: no catalog access yet). */
+static void
+track_cache_setup(void)
+{
+	if (track_cache_cxt != NULL)
+		return;
+	CacheRegisterRelcacheCallback(track_cache_callback, (Datum) 0);
+	track_cache_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo trackings",
+											ALLOCSET_SMALL_SIZES);
+}
+
+/*
+ * The trackings of tab (and of its ancestors), read by SQL into *stores,
+ * *tracked and *cols (palloc'd, the current context) under the newest
+ * snapshot; returns their number.  Called inside an SPI connection.
+ */
+static int
+track_lookup(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, NameData **cols)
+{
+	Datum		arg = track_self_and_ancestors(tab, ispartition);
+	int			rc;
+	int			n;
+	bool		own;
+
+	/*
+	 * With its owner's rights when the writer has no USAGE on its schema
+	 * (the statement is schema-qualified throughout and the table readable
+	 * by everyone, so the writer's own rights do otherwise)
+	 */
+#if PG_VERSION_NUM >= 160000
+	own = object_aclcheck(NamespaceRelationId, get_rel_namespace(tt), GetUserId(),
+						  ACL_USAGE) == ACLCHECK_OK;
+#else
+	own = pg_namespace_aclcheck(get_rel_namespace(tt), GetUserId(), ACL_USAGE) == ACLCHECK_OK;
+#endif
+	if (own)
+		rc = SPI_execute_snapshot(track_lookup_plan(tt), &arg, NULL, GetLatestSnapshot(),
+								  InvalidSnapshot, true, false, 0);
+	else
+	{
+		Become		b;
+
+		track_become(&b, rel_owner(tt));
+		rc = SPI_execute_snapshot(track_lookup_plan(tt), &arg, NULL, GetLatestSnapshot(),
+								  InvalidSnapshot, true, false, 0);
+		track_unbecome(&b);
+	}
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	*stores = palloc(sizeof(Oid) * Max(n, 1));
+	*tracked = palloc(sizeof(Oid) * Max(n, 1));
+	*cols = palloc(sizeof(NameData) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*stores)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													  SPI_tuptable->tupdesc, 1, &isnull));
+		namestrcpy(&(*cols)[i], NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 2,
+																	&isnull))));
+		(*tracked)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													   SPI_tuptable->tupdesc, 3, &isnull));
+	}
+	return n;
+}
+
+/*
+ * The trackings of tab, from the cache or read (and cached): copies in the
+ * current context, so that an invalidation while they are used (any lock
+ * taken) frees nothing they point to.
+ */
+static int
+track_trackings(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, NameData **cols)
+{
+	TrackCacheEntry *e;
+	uint64		generation;
+	int			n;
+	MemoryContext old;
+
+	track_cache_setup();
+	for (e = track_cache; e != NULL; e = e->next)
+		if (e->tab == tab && e->tt == tt)
+		{
+			*stores = palloc(sizeof(Oid) * Max(e->n, 1));
+			*tracked = palloc(sizeof(Oid) * Max(e->n, 1));
+			*cols = palloc(sizeof(NameData) * Max(e->n, 1));
+			memcpy(*stores, e->stores, sizeof(Oid) * e->n);
+			memcpy(*tracked, e->tracked, sizeof(Oid) * e->n);
+			memcpy(*cols, e->cols, sizeof(NameData) * e->n);
+			return e->n;
+		}
+	generation = track_cache_generation;
+	n = track_lookup(tab, ispartition, tt, stores, tracked, cols);
+	/* an invalidation during the read: its list is this statement's only */
+	if (generation != track_cache_generation)
+		return n;
+	if (track_cache_n >= TRACK_CACHE_MAX)
+		track_cache_callback((Datum) 0, InvalidOid);
+	old = MemoryContextSwitchTo(track_cache_cxt);
+	e = palloc(sizeof(TrackCacheEntry));
+	e->tab = tab;
+	e->tt = tt;
+	e->n = n;
+	e->stores = palloc(sizeof(Oid) * Max(n, 1));
+	e->tracked = palloc(sizeof(Oid) * Max(n, 1));
+	e->cols = palloc(sizeof(NameData) * Max(n, 1));
+	memcpy(e->stores, *stores, sizeof(Oid) * n);
+	memcpy(e->tracked, *tracked, sizeof(Oid) * n);
+	memcpy(e->cols, *cols, sizeof(NameData) * n);
+	MemoryContextSwitchTo(old);
+	e->next = track_cache;
+	track_cache = e;
+	track_cache_n++;
+	return n;
+}
+
 /*
  * cuckoo_track_trigger(): the statement trigger of a tracked table and of
  * the partitions of a tracked partitioned table.  For each tracking of the
@@ -130,12 +307,10 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	Oid			owner;
 	TupleDesc	desc;
 	bool		truncate;
-	Datum		arg;
-	int			rc;
 	int			ntrack;
 	Oid		   *stores;
 	Oid		   *tracked;
-	char	  **cols;
+	NameData   *cols;
 	TupleTableSlot *slot = NULL;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))
@@ -159,51 +334,14 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	arg = track_self_and_ancestors(tab, td->tg_relation->rd_rel->relispartition);
-	/*
-	 * With its owner's rights when the writer has no USAGE on its schema
-	 * (the statement is schema-qualified throughout and the table readable
-	 * by everyone, so the writer's own rights do otherwise)
-	 */
-#if PG_VERSION_NUM >= 160000
-	if (object_aclcheck(NamespaceRelationId, get_rel_namespace(tt), GetUserId(),
-						ACL_USAGE) == ACLCHECK_OK)
-#else
-	if (pg_namespace_aclcheck(get_rel_namespace(tt), GetUserId(), ACL_USAGE) == ACLCHECK_OK)
-#endif
-		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
-	else
-	{
-		Become		b;
-
-		track_become(&b, rel_owner(tt));
-		rc = SPI_execute_plan(track_lookup_plan(tt), &arg, NULL, true, 0);
-		track_unbecome(&b);
-	}
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
-	ntrack = (int) SPI_processed;
-	stores = palloc(sizeof(Oid) * Max(ntrack, 1));
-	tracked = palloc(sizeof(Oid) * Max(ntrack, 1));
-	cols = palloc(sizeof(char *) * Max(ntrack, 1));
-	for (int i = 0; i < ntrack; i++)
-	{
-		bool		isnull;
-
-		stores[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-												   SPI_tuptable->tupdesc, 1, &isnull));
-		cols[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
-															  SPI_tuptable->tupdesc, 2,
-															  &isnull))));
-		tracked[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-													SPI_tuptable->tupdesc, 3, &isnull));
-	}
+	ntrack = track_trackings(tab, td->tg_relation->rd_rel->relispartition, tt,
+							 &stores, &tracked, &cols);
 	if (!truncate)
 		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 
 	for (int i = 0; i < ntrack; i++)
 	{
-		AttrNumber	att = track_column(tab, cols[i], stores[i]);
+		AttrNumber	att = track_column(tab, NameStr(cols[i]), stores[i]);
 		Form_pg_attribute a = TupleDescAttr(desc, att - 1);
 		ValueHasher vh;
 		ChangeList	l = {0};
@@ -213,7 +351,7 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 		if (truncate)
 		{
 			track_become(&b, owner);
-			track_read_table(tab, cols[i], &vh, true, &l, true);
+			track_read_table(tab, NameStr(cols[i]), &vh, true, &l, true);
 			track_unbecome(&b);
 		}
 		else

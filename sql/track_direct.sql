@@ -1,0 +1,161 @@
+-- Living filters at commit without SQL (issue 22): a store that is exactly
+-- what cuckoo_store_create makes has its segments locked and updated by
+-- the heap's functions; any other store (a trigger, another index, a
+-- dropped column, a role with a column grant only) through SQL.  The
+-- trackings of a table are cached per backend: a tracking, an untracking
+-- and a rolled-back tracking are followed at once, and rights are checked
+-- at every statement and commit, never cached.
+
+CREATE SCHEMA td;
+CREATE ROLE regress_td_owner;
+GRANT USAGE ON SCHEMA td TO regress_td_owner;
+SELECT cuckoo_store_create('td.s', 2000) IS NOT NULL AS created;
+SELECT cuckoo_store_create('td.s2', 2000) IS NOT NULL AS created;
+GRANT SELECT, UPDATE ON td.s, td.s2 TO regress_td_owner;
+CREATE TABLE td.t (id int PRIMARY KEY, k int8);
+ALTER TABLE td.t OWNER TO regress_td_owner;
+SET ROLE regress_td_owner;
+SELECT cuckoo_store_track('td.s', 'td.t', 'k');
+RESET ROLE;
+CREATE FUNCTION td.items(s regclass) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT items FROM cuckoo_store_info(s) $$;
+
+-- three segments, many single-row transactions (HOT updates), then updates
+-- that leave their page (a new index entry each); the key finds each
+-- segment once, and the index holds every row version it must
+SELECT segments FROM cuckoo_store_info('td.s');
+CREATE PROCEDURE td.one_by_one() LANGUAGE plpgsql AS $$
+BEGIN
+  FOR g IN 1 .. 150 LOOP
+    INSERT INTO td.t VALUES (g, g * 10);
+    COMMIT;
+  END LOOP;
+  FOR g IN 1 .. 150 BY 3 LOOP
+    DELETE FROM td.t WHERE id = g;
+    COMMIT;
+  END LOOP;
+END $$;
+CALL td.one_by_one();
+-- then a transaction that fills the segments' pages with its own versions
+-- (cuckoo_store_add, 41 updates no one can prune): the commit's updates of
+-- the segments cannot stay in their pages, and add their index entries
+BEGIN;
+SELECT count(cuckoo_store_add('td.s', g::int8)) AS added
+FROM generate_series(100000, 100040) g;
+INSERT INTO td.t SELECT g, g * 10 FROM generate_series(500, 599) g;
+COMMIT;
+DELETE FROM td.t WHERE id BETWEEN 500 AND 599;
+SELECT count(cuckoo_store_remove('td.s', g::int8)) AS removed
+FROM generate_series(100000, 100040) g;
+SELECT td.items('td.s') AS items, (SELECT count(*) FROM td.t) AS rows;
+SELECT * FROM cuckoo_store_verify('td.s');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT segment, count(*) FROM td.s GROUP BY segment ORDER BY segment;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+SELECT count(bt_index_check(i.indexrelid::regclass, true)) AS indexes_checked
+FROM pg_index i WHERE i.indrelid = 'td.s'::regclass;
+
+-- the trackings cache: a second store tracked after the first writes, an
+-- untracking, and a tracking rolled back to a savepoint
+INSERT INTO td.t VALUES (1001, 10010);
+SET ROLE regress_td_owner;
+SELECT cuckoo_store_track('td.s2', 'td.t', 'k') AS loaded;
+RESET ROLE;
+INSERT INTO td.t VALUES (1002, 10020);
+SELECT cuckoo_store_contains('td.s2', 10020::int8) AS s2_follows,
+       cuckoo_store_contains('td.s', 10020::int8) AS s_follows;
+SET ROLE regress_td_owner;
+SELECT cuckoo_store_untrack('td.s', 'td.t', 'k');
+RESET ROLE;
+INSERT INTO td.t VALUES (1003, 10030);
+SELECT cuckoo_store_contains('td.s2', 10030::int8) AS s2_follows,
+       cuckoo_store_contains('td.s', 10030::int8) AS s_untracked;
+SELECT cuckoo_store_create('td.s3', 2000) IS NOT NULL AS created;
+GRANT SELECT, UPDATE ON td.s3 TO regress_td_owner;
+BEGIN;
+INSERT INTO td.t VALUES (1004, 10040);
+SAVEPOINT a;
+SET LOCAL ROLE regress_td_owner;
+SELECT cuckoo_store_track('td.s3', 'td.t', 'k') AS loaded;
+INSERT INTO td.t VALUES (1005, 10050);
+SELECT cuckoo_store_contains('td.s3', 10050::int8) AS s3_follows_in_savepoint;
+ROLLBACK TO SAVEPOINT a;
+INSERT INTO td.t VALUES (1006, 10060);
+COMMIT;
+SELECT td.items('td.s3') AS s3_items,
+       cuckoo_store_contains('td.s2', 10060::int8) AS s2_follows;
+SELECT * FROM cuckoo_store_verify('td.s2');
+-- and a store dropped since it was cached: its tracking goes with it
+SET ROLE regress_td_owner;
+SELECT cuckoo_store_track('td.s', 'td.t', 'k') AS loaded;
+RESET ROLE;
+INSERT INTO td.t VALUES (1007, 10070);
+DROP TABLE td.s2;
+INSERT INTO td.t VALUES (1008, 10080);
+SELECT cuckoo_store_contains('td.s', 10080::int8) AS s_follows;
+SELECT count(*) AS trackings FROM cuckoo_store_tracking WHERE tab = 'td.t'::regclass;
+
+-- rights, at every statement: the table's owner loses UPDATE, then SELECT
+-- on the store (the statement fails, nothing is applied), then gets both
+-- back; tracking needs both too
+REVOKE UPDATE ON td.s FROM regress_td_owner;
+INSERT INTO td.t VALUES (2001, 20010);
+SELECT count(*) AS not_inserted FROM td.t WHERE id = 2001;
+REVOKE SELECT ON td.s FROM regress_td_owner;
+GRANT UPDATE ON td.s TO regress_td_owner;
+INSERT INTO td.t VALUES (2002, 20020);
+SELECT count(*) AS not_inserted FROM td.t WHERE id = 2002;
+REVOKE UPDATE ON td.s3 FROM regress_td_owner;
+SET ROLE regress_td_owner;
+SELECT cuckoo_store_track('td.s3', 'td.t', 'k');
+RESET ROLE;
+GRANT SELECT ON td.s TO regress_td_owner;
+INSERT INTO td.t VALUES (2003, 20030);
+-- a right lost between the statement and the commit: the commit fails
+BEGIN;
+INSERT INTO td.t VALUES (2007, 20070);
+REVOKE UPDATE ON td.s FROM regress_td_owner;
+COMMIT;
+GRANT UPDATE ON td.s TO regress_td_owner;
+SELECT count(*) AS not_inserted FROM td.t WHERE id = 2007;
+SELECT cuckoo_store_contains('td.s', 20030::int8) AS follows_again;
+-- a grant of the store's columns only is not enough (the statement fails)
+REVOKE SELECT, UPDATE ON td.s FROM regress_td_owner;
+GRANT SELECT (segment, f, fpr, capacity, segments), UPDATE (f) ON td.s TO regress_td_owner;
+INSERT INTO td.t VALUES (2004, 20040);
+SELECT count(*) AS column_grant_inserted FROM td.t WHERE id = 2004;
+REVOKE SELECT (segment, f, fpr, capacity, segments), UPDATE (f) ON td.s FROM regress_td_owner;
+GRANT SELECT, UPDATE ON td.s TO regress_td_owner;
+-- the table changes hands: the new owner's rights count
+CREATE ROLE regress_td_other;
+ALTER TABLE td.t OWNER TO regress_td_other;
+INSERT INTO td.t VALUES (2005, 20050);
+ALTER TABLE td.t OWNER TO regress_td_owner;
+INSERT INTO td.t VALUES (2006, 20060);
+SELECT count(*) FILTER (WHERE id = 2005) AS other_owner_inserted,
+       count(*) FILTER (WHERE id = 2006) AS owner_inserted
+FROM td.t;
+
+-- stores the heap path does not take are applied through SQL (another
+-- index, a dropped column), and a store renamed since it was cached: each
+-- stays exact
+CREATE INDEX ON td.s (segment, fpr);
+INSERT INTO td.t VALUES (3001, 30010);
+DROP INDEX td.s_segment_fpr_idx;
+ALTER TABLE td.s ADD COLUMN extra int;
+ALTER TABLE td.s DROP COLUMN extra;
+INSERT INTO td.t VALUES (3002, 30020);
+ALTER TABLE td.s RENAME TO s_renamed;
+INSERT INTO td.t VALUES (3003, 30030);
+SELECT cuckoo_store_contains('td.s_renamed', 30010::int8) AS other_index,
+       cuckoo_store_contains('td.s_renamed', 30020::int8) AS dropped_column,
+       cuckoo_store_contains('td.s_renamed', 30030::int8) AS renamed;
+SELECT * FROM cuckoo_store_verify('td.s_renamed');
+
+DROP SCHEMA td CASCADE;
+DROP EXTENSION amcheck;
+DROP ROLE regress_td_owner;
+DROP ROLE regress_td_other;
