@@ -119,7 +119,31 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	pc->arena_left = 0;
 	pc->reads = 0;
 	pc->raw = NULL;
+	pc->flat_state = 0;
+	pc->flat = NULL;
+	pc->nflat = 0;
 	pc->valid = true;
+}
+
+/*
+ * Segment seg's view c is kept in the cache: its record of the flat lookup
+ * too (the shape from the first segment kept; none if that has not the
+ * flat shape).
+ */
+static void
+probe_keep(ProbeCache *pc, int32 seg, cf_filter *c)
+{
+	pc->segs[seg] = c;
+	if (pc->flat_state == 0)
+		pc->flat_state = cf_store_shape_of(c, &pc->flat_shape) ? 1 : -1;
+	if (pc->flat_state < 0)
+		return;
+	if (pc->flat == NULL)
+		pc->flat = MemoryContextAllocExtended(pc->cxt,
+											  sizeof(cf_store_seg) * (Size) pc->nsegments,
+											  MCXT_ALLOC_HUGE);
+	cf_store_seg_of(&pc->flat_shape, c, &pc->flat[seg]);
+	pc->nflat++;
 }
 
 /*
@@ -265,7 +289,7 @@ probe_open_raw(ProbeCache *pc, const ValueHasher *vh, int32 seg)
 
 	filter_open(c, (CuckooFilter *) (c + 1));
 	filter_check_kind(c, vh);
-	pc->segs[seg] = c;
+	probe_keep(pc, seg, c);
 	return c;
 }
 
@@ -293,7 +317,7 @@ probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
 
 		memcpy(copy, v, VARSIZE(v));
 		cf_open(c, copy->bytes, CUCKOO_BYTES_LEN(copy));
-		pc->segs[seg] = c;
+		probe_keep(pc, seg, c);
 		pc->bytes += VARSIZE(v);
 		kept = c;
 	}
@@ -347,6 +371,14 @@ cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher
 	 */
 	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
 		pc->valid = false;
+	if (probe_cache_valid(pc, relid) && pc->nflat == pc->nsegments)
+	{
+		/* every segment kept, with its record: the common case of a scan */
+		cf_store_contains_flat(&pc->flat_shape, pc->flat,
+							   (const cf_filter *const *) pc->segs,
+							   (uint32) pc->nsegments, h, n, out);
+		return;
+	}
 	if (probe_cache_valid(pc, relid))
 	{
 		if (n > 1)
@@ -359,7 +391,7 @@ cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher
 		}
 		if (m == n)
 		{
-			/* every segment cached: the common case of a scan */
+			/* every segment cached (not all of them yet, or not flat) */
 			cf_contains_each(cfs, h, n, out);
 			if (cfs != &one_cf)
 				pfree(cfs);
