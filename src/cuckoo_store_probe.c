@@ -138,10 +138,11 @@ probe_keep(ProbeCache *pc, int32 seg, cf_filter *c)
 		pc->flat_state = cf_store_shape_of(c, &pc->flat_shape) ? 1 : -1;
 	if (pc->flat_state < 0)
 		return;
-	if (pc->flat == NULL)
-		pc->flat = MemoryContextAllocExtended(pc->cxt,
-											  sizeof(cf_store_seg) * (Size) pc->nsegments,
-											  MCXT_ALLOC_HUGE);
+	if (pc->flat == NULL)		/* at a line's start: no record spans two */
+		pc->flat = (cf_store_seg *)
+			TYPEALIGN(64, MemoryContextAllocExtended(pc->cxt,
+													 sizeof(cf_store_seg) * (Size) pc->nsegments + 64,
+													 MCXT_ALLOC_HUGE));
 	cf_store_seg_of(&pc->flat_shape, c, &pc->flat[seg]);
 	pc->nflat++;
 }

@@ -21,10 +21,10 @@ extern uint32_t cf_store_segment(uint64_t h, uint32_t nsegments);
  * waits for the view's lines and the header's victim flag before it can
  * even ask for the two buckets.  A host that holds every segment's view
  * lays out, once, what a lookup needs of each: the shape the segments share
- * (cf_store_shape) once, and per segment one 32-byte record
- * (cf_store_seg: its bucket array and the fields of its size), so that a
- * lookup routes the hash, reads one record line (an array of 32 bytes per
- * segment, 400 kB for 12,000 segments, stays in the CPU's caches) and then
+ * (cf_store_shape) once, and per segment one 16-byte record
+ * (cf_store_seg: its bucket array and its size), so that a lookup routes
+ * the hash, reads one record (an array of 16 bytes per segment, 200 kB for
+ * 12,000 segments, mostly stays in the CPU's second-level cache) and then
  * the two buckets, with every step requested ahead in the batch.
  *
  * Only the common shape of a growing filter (format 2, b = 4, a bucket in
@@ -38,7 +38,7 @@ typedef struct cf_store_shape
 	uint32_t	fp_range;
 	uint32_t	tmask;
 	uint32_t	bucket_bits;
-	uint32_t	pad;
+	uint32_t	c;				/* buckets at creation: m = c * 2^k + split */
 	uint64_t	lo_ones,
 				tone,
 				fpt,
@@ -49,11 +49,8 @@ typedef struct cf_store_shape
 typedef struct cf_store_seg
 {
 	const uint8_t *data;		/* the bucket array; NULL: use the view */
-	uint64_t	base_bits;		/* c * 2^k * bucket_bits */
-	uint32_t	c;
-	uint32_t	k;
+	uint32_t	k;				/* the segment's size: c * 2^k + split */
 	uint32_t	split;
-	uint32_t	rmask;
 } cf_store_seg;
 
 /*

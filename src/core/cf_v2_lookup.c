@@ -545,6 +545,7 @@ cf_store_shape_of(const cf_filter *cf, cf_store_shape *shape)
 	shape->fp_range = cf->fp_range;
 	shape->tmask = cf->tmask;
 	shape->bucket_bits = cf->bucket_bits;
+	shape->c = cf->c;
 	shape->lo_ones = cf->lo_ones;
 	shape->tone = cf->v2_tone;
 	shape->fpt = cf->v2_fpt;
@@ -563,11 +564,8 @@ cf_store_seg_of(const cf_store_shape *shape, const cf_filter *cf, cf_store_seg *
 		victim_in_use(cf))
 		return false;
 	seg->data = cf->data;
-	seg->base_bits = cf->v2_base_bits;
-	seg->c = cf->c;
 	seg->k = cf->k;
 	seg->split = cf->split;
-	seg->rmask = cf->rmask;
 	return true;
 }
 
@@ -591,15 +589,18 @@ typedef struct flat_step
 static CF_ALWAYS_INLINE void
 flat_locate(const cf_store_shape *S, const cf_store_seg *r, uint64_t h, flat_step *st)
 {
+	uint32_t	c = S->c;
+	uint32_t	rmask = mask32(r->k);
+	uint64_t	base_bits = ((uint64_t) c << r->k) * S->bucket_bits;
 	uint32_t	fp = 1 + fastrange32((uint32_t) h, S->fp_range);
-	uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), r->c);
+	uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), c);
 	uint32_t	a = (uint32_t) (h >> 32);
 	uint64_t	hf = fp_hash(fp);
-	uint32_t	hq = fastrange32((uint32_t) hf, r->c);
-	uint32_t	q2 = hq >= q ? hq - q : hq + r->c - q;
+	uint32_t	hq = fastrange32((uint32_t) hf, c);
+	uint32_t	q2 = hq >= q ? hq - q : hq + c - q;
 	uint32_t	a2 = a ^ (uint32_t) (hf >> 32);
-	uint32_t	i1 = (a & r->rmask) * r->c + q;
-	uint32_t	i2 = (a2 & r->rmask) * r->c + q2;
+	uint32_t	i1 = (a & rmask) * c + q;
+	uint32_t	i2 = (a2 & rmask) * c + q2;
 	uint32_t	sp1 = (uint32_t) (i1 < r->split);
 	uint32_t	sp2 = (uint32_t) (i2 < r->split);
 	uint32_t	r1 = r->k + sp1;
@@ -608,9 +609,9 @@ flat_locate(const cf_store_shape *S, const cf_store_seg *r, uint64_t h, flat_ste
 
 	st->d = r->data;
 	st->p1 = (uint64_t) i1 * S->bucket_bits +
-		(r->base_bits & ((uint64_t) 0 - (uint64_t) (sp1 & (a >> r->k))));
+		(base_bits & ((uint64_t) 0 - (uint64_t) (sp1 & (a >> r->k))));
 	st->p2 = (uint64_t) i2 * S->bucket_bits +
-		(r->base_bits & ((uint64_t) 0 - (uint64_t) (sp2 & (a2 >> r->k))));
+		(base_bits & ((uint64_t) 0 - (uint64_t) (sp2 & (a2 >> r->k))));
 	st->x1 = fpx | ((a >> r1) & S->tmask) * S->tone;
 	st->x2 = fpx | ((a2 >> r2) & S->tmask) * S->tone;
 }
@@ -636,8 +637,11 @@ flat_request(const cf_store_shape *S, const cf_store_seg *segs,
 	if (r->data != NULL)
 	{
 		flat_locate(S, r, h, st);
+		/* the word's first and last byte: one line in 8 holds only part */
 		__builtin_prefetch(st->d + (st->p1 >> 3), 0, 1);
+		__builtin_prefetch(st->d + (st->p1 >> 3) + 7, 0, 1);
 		__builtin_prefetch(st->d + (st->p2 >> 3), 0, 1);
+		__builtin_prefetch(st->d + (st->p2 >> 3) + 7, 0, 1);
 	}
 	else
 	{
