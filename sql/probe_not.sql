@@ -117,3 +117,9 @@ SELECT count(*) FILTER (WHERE k % 11 = 1) AS added FROM pn_keys WHERE NOT cuckoo
 SET cuckoo.batched_probe = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM pn_keys WHERE NOT cuckoo_store_contains('pn_three', k);
 RESET cuckoo.batched_probe;
+
+SELECT 'pn_tracked'::regclass::oid AS pn_oid \gset
+SELECT count(*) AS pn_trackings FROM cuckoo_store_tracking WHERE store::oid = :pn_oid;
+DROP TABLE pn_keys, pn_filters, pn_seen, pn_events, pn_three, pn_grown, pn_empty, pn_tracked;
+SELECT count(*) AS pn_trackings_left FROM cuckoo_store_tracking WHERE store::oid = :pn_oid;
+DROP FUNCTION same_rows(text);

@@ -3,7 +3,8 @@
  *     The probes of a stored filter: cuckoo_store_contains and its _array
  *     form, the call site's cache of the segments read (one read per
  *     segment and query) and the batched probe of the scans
- *     (cuckoo_store_probe_hasher, cuckoo_store_contains_many).
+ *     (cuckoo_store_probe_hasher, cuckoo_store_contains_many: once every
+ *     segment is kept, through the core's flat lookup, cf_store.h).
  */
 #include "cuckoo.h"
 
