@@ -582,8 +582,8 @@ typedef struct flat_step
 } flat_step;
 
 #define FLAT_RING		32		/* > FLAT_SEG_AHEAD, a power of 2 */
-#define FLAT_SEG_AHEAD	16		/* records requested this far ahead */
-#define FLAT_AHEAD		8		/* buckets requested this far ahead */
+#define FLAT_SEG_AHEAD	24		/* records requested this far ahead */
+#define FLAT_AHEAD		14		/* buckets requested this far ahead */
 
 /* contains2_w15's v2_parts and locate2_pos with a record's fields. */
 static CF_ALWAYS_INLINE void
