@@ -54,8 +54,8 @@ BEGIN
 END $$;
 
 -- Every value added is found, in both stores: the non-null multiples of 3
--- are 6598, of 5 3959 (a NOT around the probe is not batched: the counts
--- are taken among the rows the probe passes).
+-- are 6598, of 5 3959 (counted among the rows the probe passes; the NOT of
+-- the probe: sql/probe_not.sql).
 SELECT count(*) FILTER (WHERE k % 3 = 0) AS present, count(*) <= 6598 + 200 AS few_false
 FROM ss_keys WHERE cuckoo_store_contains('ss_three', k);
 SELECT count(*) FILTER (WHERE k % 5 = 0) AS present, count(*) <= 3959 + 200 AS few_false

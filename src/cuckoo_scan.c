@@ -2,7 +2,8 @@
  * cuckoo_scan.c
  *     The batched probe: a CustomScan ("CuckooProbe") that the planner puts
  *     over a scan whose quals hold cuckoo_contains(filter, key) (or
- *     filter @> key, or cuckoo_store_contains(store, key)) with a filter
+ *     filter @> key, or cuckoo_store_contains(store, key), or NOT one of
+ *     them: then the rows the probe fails pass) with a filter
  *     (store) that stays the same for the whole scan (a constant, a
  *     parameter, an InitPlan's result).  It pulls a batch of rows
  *     from the scan, evaluates and hashes their keys, looks them all up at
@@ -98,17 +99,23 @@ is_contains_function(Oid funcid)
 
 /*
  * If clause is cuckoo_contains(filter, key), filter @> key or
- * cuckoo_store_contains(store, key) that a batch can evaluate, its two
- * arguments: the filter (store) must be the same for every row of a scan (no
- * Var, no SubPlan, nothing volatile), the key depends on the row and is not
- * volatile (a batch evaluates it ahead of the rows returned).
+ * cuckoo_store_contains(store, key), or NOT one of them, that a batch can
+ * evaluate, its two arguments (and *negated for the NOT): the filter (store)
+ * must be the same for every row of a scan (no Var, no SubPlan, nothing
+ * volatile), the key depends on the row and is not volatile (a batch
+ * evaluates it ahead of the rows returned).  A NOT passes the rows whose
+ * probe gives false; a NULL filter or key fails the probe either way (NOT
+ * NULL is NULL).
  */
 static bool
-probe_clause_args(Expr *clause, Expr **filter, Expr **key)
+probe_clause_args(Expr *clause, Expr **filter, Expr **key, bool *negated)
 {
 	List	   *args;
 	Oid			funcid;
 
+	*negated = is_notclause(clause);
+	if (*negated)
+		clause = get_notclausearg(clause);
 	if (IsA(clause, FuncExpr))
 	{
 		FuncExpr   *fe = (FuncExpr *) clause;
@@ -160,11 +167,12 @@ find_probe_clause(List *restrictinfo)
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		Expr	   *filter,
 				   *key;
+		bool		negated;
 
 		if (contain_volatile_functions((Node *) ri->clause))
 			return NULL;
 		if (found == NULL && !ri->pseudoconstant &&
-			probe_clause_args(ri->clause, &filter, &key))
+			probe_clause_args(ri->clause, &filter, &key, &negated))
 			found = ri->clause;
 	}
 	return found;
@@ -293,6 +301,7 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = makeNode(CustomScan);
 	Expr	   *filter,
 			   *key;
+	bool		negated;
 	List	   *pre = NIL,
 			   *post = NIL,
 			   *flat,
@@ -347,7 +356,7 @@ probe_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = list_make1(child);
 	if (clause != NULL)
 	{
-		probe_clause_args(clause, &filter, &key);
+		probe_clause_args(clause, &filter, &key, &negated);
 		cscan->custom_exprs = list_make3(filter, key, clause);
 	}
 	/*
@@ -379,9 +388,10 @@ typedef struct ProbeState
 	TupleTableSlot *idle_slot;	/* the node's scan slot when on no row */
 	bool		probing;		/* false: no probe found at plan time */
 	bool		store;			/* cuckoo_store_contains: filter is a regclass */
+	bool		negated;		/* NOT around the probe: rows it fails pass */
 	ExprState  *filter_expr;
 	ExprState  *key_expr;
-	Expr	   *clause;			/* for EXPLAIN */
+	Expr	   *clause;			/* for EXPLAIN (the NOT, if any) */
 	ExprContext *key_cxt;		/* a key and its hash, reset per row */
 	MemoryContext batch_cxt;	/* the filter's view, reset per batch */
 	MemoryContext scan_cxt;		/* the filter's value, reset per (re)scan */
@@ -450,13 +460,17 @@ probe_begin(CustomScanState *node, EState *estate, int eflags)
 	ps->probing = cscan->custom_exprs != NIL;
 	if (ps->probing)
 	{
+		Expr	   *probe;
+
 		ps->filter_expr = ExecInitExpr((Expr *) linitial(cscan->custom_exprs), &node->ss.ps);
 		ps->key_expr = ExecInitExpr((Expr *) lsecond(cscan->custom_exprs), &node->ss.ps);
 		ps->clause = (Expr *) lthird(cscan->custom_exprs);
-		ps->collation = exprInputCollation((Node *) ps->clause);
-		fmgr_info(IsA(ps->clause, FuncExpr) ? ((FuncExpr *) ps->clause)->funcid :
-				  ((OpExpr *) ps->clause)->opfuncid, &ps->flinfo);
-		fmgr_info_set_expr((Node *) ps->clause, &ps->flinfo);
+		ps->negated = is_notclause(ps->clause);
+		probe = ps->negated ? get_notclausearg(ps->clause) : ps->clause;
+		ps->collation = exprInputCollation((Node *) probe);
+		fmgr_info(IsA(probe, FuncExpr) ? ((FuncExpr *) probe)->funcid :
+				  ((OpExpr *) probe)->opfuncid, &ps->flinfo);
+		fmgr_info_set_expr((Node *) probe, &ps->flinfo);
 		ps->store = ps->flinfo.fn_addr == cuckoo_store_contains;
 	}
 	ps->key_cxt = CreateExprContext(estate);
@@ -623,7 +637,7 @@ probe_fill(ProbeState *ps)
 	else if (nprobe > 0)
 		cf_contains_many(cf, ps->hashes, nprobe, ps->found);
 	for (int j = 0; j < nprobe; j++)
-		if (ps->found[j])
+		if (ps->found[j] != ps->negated)
 			ps->ready[ps->nready++] = ps->where[j];
 	if (n - ps->nready > 0)
 		InstrCountFiltered2(&ps->css.ss.ps, n - ps->nready);

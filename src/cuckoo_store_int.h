@@ -12,6 +12,7 @@
 #include "utils/snapshot.h"
 
 #include "cuckoo_store.h"
+#include "cf_store.h"
 
 #pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
 
@@ -77,6 +78,16 @@ typedef struct ProbeCache
 								 * copies not opened yet (a view's room,
 								 * then the value), NULL: not read */
 	cf_filter	hcf;			/* the header row's filter (its kind) */
+	/*
+	 * The flat lookup (cf_store.h): the shape the segments share (taken from
+	 * the first opened: flat_state 1; -1 when it has not the flat shape,
+	 * 0 before), one record per segment, set as its view is (in segs), and
+	 * how many are set: at nsegments a batch goes through the records.
+	 */
+	int			flat_state;
+	cf_store_shape flat_shape;
+	cf_store_seg *flat;
+	int32		nflat;
 } ProbeCache;
 
 /*

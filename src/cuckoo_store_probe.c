@@ -3,7 +3,8 @@
  *     The probes of a stored filter: cuckoo_store_contains and its _array
  *     form, the call site's cache of the segments read (one read per
  *     segment and query) and the batched probe of the scans
- *     (cuckoo_store_probe_hasher, cuckoo_store_contains_many).
+ *     (cuckoo_store_probe_hasher, cuckoo_store_contains_many: once every
+ *     segment is kept, through the core's flat lookup, cf_store.h).
  */
 #include "cuckoo.h"
 
@@ -119,7 +120,32 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	pc->arena_left = 0;
 	pc->reads = 0;
 	pc->raw = NULL;
+	pc->flat_state = 0;
+	pc->flat = NULL;
+	pc->nflat = 0;
 	pc->valid = true;
+}
+
+/*
+ * Segment seg's view c is kept in the cache: its record of the flat lookup
+ * too (the shape from the first segment kept; none if that has not the
+ * flat shape).
+ */
+static void
+probe_keep(ProbeCache *pc, int32 seg, cf_filter *c)
+{
+	pc->segs[seg] = c;
+	if (pc->flat_state == 0)
+		pc->flat_state = cf_store_shape_of(c, &pc->flat_shape) ? 1 : -1;
+	if (pc->flat_state < 0)
+		return;
+	if (pc->flat == NULL)		/* at a line's start: no record spans two */
+		pc->flat = (cf_store_seg *)
+			TYPEALIGN(64, MemoryContextAllocExtended(pc->cxt,
+													 sizeof(cf_store_seg) * (Size) pc->nsegments + 64,
+													 MCXT_ALLOC_HUGE));
+	cf_store_seg_of(&pc->flat_shape, c, &pc->flat[seg]);
+	pc->nflat++;
 }
 
 /*
@@ -265,7 +291,7 @@ probe_open_raw(ProbeCache *pc, const ValueHasher *vh, int32 seg)
 
 	filter_open(c, (CuckooFilter *) (c + 1));
 	filter_check_kind(c, vh);
-	pc->segs[seg] = c;
+	probe_keep(pc, seg, c);
 	return c;
 }
 
@@ -293,7 +319,7 @@ probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
 
 		memcpy(copy, v, VARSIZE(v));
 		cf_open(c, copy->bytes, CUCKOO_BYTES_LEN(copy));
-		pc->segs[seg] = c;
+		probe_keep(pc, seg, c);
 		pc->bytes += VARSIZE(v);
 		kept = c;
 	}
@@ -347,6 +373,14 @@ cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher
 	 */
 	if (probe_cache_valid(pc, relid) && !filter_kind_matches(&pc->hcf, vh))
 		pc->valid = false;
+	if (probe_cache_valid(pc, relid) && pc->nflat == pc->nsegments)
+	{
+		/* every segment kept, with its record: the common case of a scan */
+		cf_store_contains_flat(&pc->flat_shape, pc->flat,
+							   (const cf_filter *const *) pc->segs,
+							   (uint32) pc->nsegments, h, n, out);
+		return;
+	}
 	if (probe_cache_valid(pc, relid))
 	{
 		if (n > 1)
@@ -359,7 +393,7 @@ cuckoo_store_contains_many(FunctionCallInfo fcinfo, Oid relid, const ValueHasher
 		}
 		if (m == n)
 		{
-			/* every segment cached: the common case of a scan */
+			/* every segment cached (not all of them yet, or not flat) */
 			cf_contains_each(cfs, h, n, out);
 			if (cfs != &one_cf)
 				pfree(cfs);

@@ -209,6 +209,15 @@ mix64(uint64_t x)
 	return x;
 }
 
+/*
+ * The segment of a store of n segments that holds hash h (cf_store_segment,
+ * docs/FORMAT.md section 14): the high half of mix64(h), range-reduced.
+ */
+static inline uint32_t
+store_route(uint64_t h, uint32_t n)
+{
+	return (uint32_t) (((mix64(h) >> 32) * (uint64_t) n) >> 32);
+}
 
 /* The hash of a fingerprint that places its alternate bucket. */
 static inline uint64_t

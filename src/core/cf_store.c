@@ -12,16 +12,10 @@
  * No PostgreSQL header (see cf.h).
  */
 #include "cf_store.h"
+#include "cf_internal.h"
 
 uint32_t
 cf_store_segment(uint64_t h, uint32_t nsegments)
 {
-	uint64_t	x = h;
-
-	x ^= x >> 33;
-	x *= UINT64_C(0xFF51AFD7ED558CCD);
-	x ^= x >> 33;
-	x *= UINT64_C(0xC4CEB9FE1A85EC53);
-	x ^= x >> 33;
-	return (uint32_t) (((x >> 32) * (uint64_t) nsegments) >> 32);
+	return store_route(h, nsegments);
 }

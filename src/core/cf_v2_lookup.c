@@ -7,6 +7,7 @@
  * No PostgreSQL header (see cf.h).
  */
 #include "cf_v2.h"
+#include "cf_store.h"
 
 #if defined(__SIZEOF_INT128__)
 typedef unsigned __int128 cf_u128;
@@ -528,5 +529,164 @@ cf2_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, bool *out)
 			prefetch_bucket(cf, i2);
 		}
 		out[j] = contains2_at(cf, h[j], CF_SHAPE_ANY);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The flat lookup of a store's segments (cf_store.h)
+ * ------------------------------------------------------------------------ */
+
+bool
+cf_store_shape_of(const cf_filter *cf, cf_store_shape *shape)
+{
+	if (cf->contains_fn != contains2_w15)
+		return false;
+	memset(shape, 0, sizeof *shape);
+	shape->fp_range = cf->fp_range;
+	shape->tmask = cf->tmask;
+	shape->bucket_bits = cf->bucket_bits;
+	shape->c = cf->c;
+	shape->lo_ones = cf->lo_ones;
+	shape->tone = cf->v2_tone;
+	shape->fpt = cf->v2_fpt;
+	shape->tails = cf->v2_tails;
+	shape->carry = cf->v2_carry;
+	return true;
+}
+
+bool
+cf_store_seg_of(const cf_store_shape *shape, const cf_filter *cf, cf_store_seg *seg)
+{
+	cf_store_shape own;
+
+	memset(seg, 0, sizeof *seg);
+	if (!cf_store_shape_of(cf, &own) || memcmp(&own, shape, sizeof own) != 0 ||
+		victim_in_use(cf))
+		return false;
+	seg->data = cf->data;
+	seg->k = cf->k;
+	seg->split = cf->split;
+	return true;
+}
+
+/* One lookup on its way: its segment, then its buckets' bit positions and
+ * the words they are compared with (contains2_w15's p1, p2, x1, x2). */
+typedef struct flat_step
+{
+	uint32_t	seg;
+	const uint8_t *d;			/* NULL: in the view */
+	uint64_t	p1,
+				p2,
+				x1,
+				x2;
+} flat_step;
+
+#define FLAT_RING		32		/* > FLAT_SEG_AHEAD, a power of 2 */
+#define FLAT_SEG_AHEAD	24		/* records requested this far ahead */
+#define FLAT_AHEAD		14		/* buckets requested this far ahead */
+
+/* contains2_w15's v2_parts and locate2_pos with a record's fields. */
+static CF_ALWAYS_INLINE void
+flat_locate(const cf_store_shape *S, const cf_store_seg *r, uint64_t h, flat_step *st)
+{
+	uint32_t	c = S->c;
+	uint32_t	rmask = mask32(r->k);
+	uint64_t	base_bits = ((uint64_t) c << r->k) * S->bucket_bits;
+	uint32_t	fp = 1 + fastrange32((uint32_t) h, S->fp_range);
+	uint32_t	q = fastrange32((uint32_t) ((h * UINT64_C(0x9E3779B97F4A7C15)) >> 32), c);
+	uint32_t	a = (uint32_t) (h >> 32);
+	uint64_t	hf = fp_hash(fp);
+	uint32_t	hq = fastrange32((uint32_t) hf, c);
+	uint32_t	q2 = hq >= q ? hq - q : hq + c - q;
+	uint32_t	a2 = a ^ (uint32_t) (hf >> 32);
+	uint32_t	i1 = (a & rmask) * c + q;
+	uint32_t	i2 = (a2 & rmask) * c + q2;
+	uint32_t	sp1 = (uint32_t) (i1 < r->split);
+	uint32_t	sp2 = (uint32_t) (i2 < r->split);
+	uint32_t	r1 = r->k + sp1;
+	uint32_t	r2 = r->k + sp2;
+	uint64_t	fpx = fp * S->lo_ones;
+
+	st->d = r->data;
+	st->p1 = (uint64_t) i1 * S->bucket_bits +
+		(base_bits & ((uint64_t) 0 - (uint64_t) (sp1 & (a >> r->k))));
+	st->p2 = (uint64_t) i2 * S->bucket_bits +
+		(base_bits & ((uint64_t) 0 - (uint64_t) (sp2 & (a2 >> r->k))));
+	st->x1 = fpx | ((a >> r1) & S->tmask) * S->tone;
+	st->x2 = fpx | ((a2 >> r2) & S->tmask) * S->tone;
+}
+
+/* w15_misses with the shape's constants. */
+static CF_ALWAYS_INLINE uint64_t
+flat_misses(const cf_store_shape *S, uint64_t v, uint64_t x)
+{
+	uint64_t	y = (v ^ x) & S->fpt;
+	uint64_t	r = (v | S->tone) & S->tails & ~(y ^ (y - S->lo_ones));
+
+	return (r + S->tails) & S->carry;
+}
+
+/* Stage 2 of lookup j: its record is (nearly) in the cache; its buckets
+ * are requested (or, in a view, the view's lines). */
+static CF_ALWAYS_INLINE void
+flat_request(const cf_store_shape *S, const cf_store_seg *segs,
+			 const cf_filter *const *views, uint64_t h, flat_step *st)
+{
+	const cf_store_seg *r = &segs[st->seg];
+
+	if (r->data != NULL)
+	{
+		flat_locate(S, r, h, st);
+		/* the word's first and last byte: one line in 8 holds only part */
+		__builtin_prefetch(st->d + (st->p1 >> 3), 0, 1);
+		__builtin_prefetch(st->d + (st->p1 >> 3) + 7, 0, 1);
+		__builtin_prefetch(st->d + (st->p2 >> 3), 0, 1);
+		__builtin_prefetch(st->d + (st->p2 >> 3) + 7, 0, 1);
+	}
+	else
+	{
+		st->d = NULL;
+		__builtin_prefetch(views[st->seg], 0, 1);
+		__builtin_prefetch((const char *) views[st->seg] + 64, 0, 1);
+	}
+}
+
+void
+cf_store_contains_flat(const cf_store_shape *S, const cf_store_seg *segs,
+					   const cf_filter *const *views, uint32_t nsegments,
+					   const uint64_t *h, size_t n, bool *out)
+{
+	flat_step	ring[FLAT_RING];
+
+	for (size_t j = 0; j < n && j < FLAT_SEG_AHEAD; j++)
+	{
+		ring[j].seg = store_route(h[j], nsegments);
+		__builtin_prefetch(&segs[ring[j].seg], 0, 1);
+	}
+	for (size_t j = 0; j < n && j < FLAT_AHEAD; j++)
+		flat_request(S, segs, views, h[j], &ring[j]);
+	for (size_t j = 0; j < n; j++)
+	{
+		flat_step  *st = &ring[j % FLAT_RING];
+
+		if (j + FLAT_SEG_AHEAD < n)
+		{
+			flat_step  *ahead = &ring[(j + FLAT_SEG_AHEAD) % FLAT_RING];
+
+			ahead->seg = store_route(h[j + FLAT_SEG_AHEAD], nsegments);
+			__builtin_prefetch(&segs[ahead->seg], 0, 1);
+		}
+		if (j + FLAT_AHEAD < n)
+			flat_request(S, segs, views, h[j + FLAT_AHEAD],
+						 &ring[(j + FLAT_AHEAD) % FLAT_RING]);
+		if (st->d != NULL)
+		{
+			uint64_t	w1 = load_le64(st->d + (st->p1 >> 3)) >> (st->p1 & 7);
+			uint64_t	w2 = load_le64(st->d + (st->p2 >> 3)) >> (st->p2 & 7);
+
+			out[j] = (flat_misses(S, w1, st->x1) & flat_misses(S, w2, st->x2)) != S->carry;
+		}
+		else
+			out[j] = cf_contains(views[st->seg], h[j]);
 	}
 }
