@@ -138,6 +138,20 @@ INSERT INTO td.t VALUES (2006, 20060);
 SELECT count(*) FILTER (WHERE id = 2005) AS other_owner_inserted,
        count(*) FILTER (WHERE id = 2006) AS owner_inserted
 FROM td.t;
+-- the owner loses USAGE on the store's schema, in a backend that has
+-- applied to the store already, then between the statement and the commit:
+-- each fails, as the store's UPDATE run by the owner would
+REVOKE USAGE ON SCHEMA td FROM regress_td_owner;
+INSERT INTO td.t VALUES (2008, 20080);
+GRANT USAGE ON SCHEMA td TO regress_td_owner;
+BEGIN;
+INSERT INTO td.t VALUES (2009, 20090);
+REVOKE USAGE ON SCHEMA td FROM regress_td_owner;
+COMMIT;
+GRANT USAGE ON SCHEMA td TO regress_td_owner;
+SELECT count(*) FILTER (WHERE id = 2008) AS no_usage_inserted,
+       count(*) FILTER (WHERE id = 2009) AS usage_lost_inserted
+FROM td.t;
 
 -- stores the heap path does not take are applied through SQL (another
 -- index, a dropped column), and a store renamed since it was cached: each

@@ -22,6 +22,7 @@
 #include "catalog/pg_opfamily.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
@@ -274,7 +275,8 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * newest version (waiting for a transaction that holds it), updated, and
  * its key's index entry made when the update is not HOT.  The role must
  * hold SELECT and UPDATE on the store table itself (a grant of its
- * columns only takes the SQL path, which checks them).  Any other store
+ * columns only takes the SQL path, which checks them) and USAGE on its
+ * schema (the statements name the store).  Any other store
  * takes the SQL path, which does all of this through the statements.
  */
 
@@ -471,6 +473,22 @@ store_direct_write(Relation rel, Relation index, IndexInfo **ii, TupleTableSlot 
 }
 
 /*
+ * cuckoo_store_schema_usage (cuckoo_store.h): role may use the schema of
+ * store relid, as the SQL path's statements naming it need.
+ */
+bool
+cuckoo_store_schema_usage(Oid relid, Oid role)
+{
+	Oid			nsp = get_rel_namespace(relid);
+
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(NamespaceRelationId, nsp, role, ACL_USAGE) == ACLCHECK_OK;
+#else
+	return pg_namespace_aclcheck(nsp, role, ACL_USAGE) == ACLCHECK_OK;
+#endif
+}
+
+/*
  * cuckoo_store_apply_direct (cuckoo_store.h): false (and nothing done) if
  * the store is not one it takes (above), or has no value family yet (the
  * SQL path records it under the header's lock).
@@ -495,7 +513,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		return false;			/* the SQL path reports it */
 	if (get_rel_relkind(relid) != RELKIND_RELATION ||
 		pg_class_aclcheck(relid, role, ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK)
+		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK ||
+		!cuckoo_store_schema_usage(relid, role))
 		return false;
 	rel = table_open(relid, RowExclusiveLock);
 	index = store_direct_index(rel, cc->filter_type);
