@@ -267,9 +267,10 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * FOR UPDATE, its UPDATE), each with its executor start and end: most of a
  * single-row transaction's added time (docs/BENCHMARKS.md).  A store that is
  * exactly what cuckoo_store_create makes (the five columns in their order,
- * its primary key on segment its only index, no trigger, rule, row
- * security, check constraint or generated column: nothing a statement would
- * run that this code does not) is read through its primary key and its
+ * its primary key on segment its only index, the heap its access method,
+ * not a partition, no trigger, rule, row security, check constraint or
+ * generated column: nothing a statement would run that this code does not)
+ * is read through its primary key and its
  * segments locked and updated by the heap's own functions, as the
  * statements would: under the newest snapshot, each segment locked in its
  * newest version (waiting for a transaction that holds it), updated, and
@@ -293,7 +294,12 @@ store_direct_index(Relation rel, Oid filter_type)
 	List	   *indexes;
 	Relation	idx;
 
+	/*
+	 * A partition's UPDATE checks its partition constraint (which may name
+	 * f), and simple_heap_update is the heap's only: neither is taken.
+	 */
 	if (rel->rd_rel->relkind != RELKIND_RELATION || RELATION_IS_OTHER_TEMP(rel) ||
+		rel->rd_rel->relam != HEAP_TABLE_AM_OID || rel->rd_rel->relispartition ||
 		rel->trigdesc != NULL || rel->rd_rules != NULL || rel->rd_rel->relrowsecurity ||
 		desc->natts != 5 ||
 		(desc->constr != NULL && (desc->constr->num_check > 0 ||
