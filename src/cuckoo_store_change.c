@@ -467,9 +467,14 @@ store_direct_write(Relation rel, Relation index, IndexInfo **ii, TupleTableSlot 
 
 		if (*ii == NULL)
 			*ii = BuildIndexInfo(index);
+		/*
+		 * indexUnchanged (14 and later): the key is not changed, as the
+		 * executor tells the index for an UPDATE that leaves its columns
+		 * alone (btree's bottom-up deletion of the older versions' entries)
+		 */
 		(void) index_insert(index, &key, &keynull, &tup->t_self, rel, UNIQUE_CHECK_YES,
 #if PG_VERSION_NUM >= 140000
-							false,
+							true,
 #endif
 							*ii);
 	}
