@@ -314,8 +314,14 @@ store_direct_index(Relation rel, Oid filter_type)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, i);
 
+		/*
+		 * a generated column (18's virtual ones are not in the tuple) or a
+		 * NOT NULL the store does not have (18's NOT VALID one: the UPDATE
+		 * checks it on the header-only columns' NULLs) is the SQL path's
+		 */
 		if (a->attisdropped || a->atttypid != types[i] ||
-			strcmp(NameStr(a->attname), cols[i]) != 0)
+			strcmp(NameStr(a->attname), cols[i]) != 0 || a->attgenerated != '\0' ||
+			(i >= 2 && a->attnotnull))
 			return NULL;
 	}
 	indexes = RelationGetIndexList(rel);
