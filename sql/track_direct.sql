@@ -186,6 +186,27 @@ SELECT (SELECT count(*) FROM td.pt) AS rows,
        (SELECT count(*) FROM td.ps WHERE octet_length(f::text) >= 4000) AS out_of_range;
 SELECT * FROM cuckoo_store_verify('td.ps');
 
+-- a segment stored out of line (TOAST): the commit's update writes its new
+-- value and deletes the old one, as the UPDATE does, at an explicit COMMIT
+-- and at a statement's own; the TOAST index holds exactly the live chunks
+SELECT cuckoo_store_create('td.ts', 20) IS NOT NULL AS created;
+CREATE TABLE td.tt (id int PRIMARY KEY, k int8);
+SELECT cuckoo_store_track('td.ts', 'td.tt', 'k') AS loaded;
+INSERT INTO td.tt SELECT g, g FROM generate_series(1, 8000) g;
+SELECT c.reltoastrelid::regclass AS ts_toast FROM pg_class c WHERE c.oid = 'td.ts'::regclass \gset
+SELECT count(DISTINCT chunk_id) AS toast_values, (SELECT pg_column_size(f) > 8160 FROM td.ts WHERE segment = 0) AS out_of_line
+FROM :ts_toast;
+BEGIN;
+INSERT INTO td.tt VALUES (8001, 8001);
+COMMIT;
+DELETE FROM td.tt WHERE id <= 100;
+UPDATE td.tt SET k = k + 100000 WHERE id BETWEEN 101 AND 200;
+SELECT count(DISTINCT chunk_id) AS toast_values FROM :ts_toast;
+SELECT * FROM cuckoo_store_verify('td.ts');
+SELECT count(bt_index_check(i.indexrelid::regclass, true)) AS indexes_checked
+FROM pg_class c JOIN pg_index i ON i.indrelid IN (c.oid, c.reltoastrelid)
+WHERE c.oid = 'td.ts'::regclass;
+
 DROP SCHEMA td CASCADE;
 DROP EXTENSION amcheck;
 DROP ROLE regress_td_owner;
