@@ -168,6 +168,31 @@ grep -A3 -iE 'could not serialize' "$work/pgbench2.log" | head -8 | sed 's/^/#  
 echo "# repeatable read: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench2.log"); $(grep -ciE 'could not serialize' "$work/pgbench2.log") serialization failures of the table's rows (PostgreSQL's own), $(grep -ciE 'deadlock detected' "$work/pgbench2.log") deadlocks"
 verify "after REPEATABLE READ load" load
 
+# 2b. SERIALIZABLE: two transactions that each probe the store for the
+# other's value and then insert their own (write skew through the store):
+# the commits' segment updates meet the other's reads as UPDATEs would, so
+# one of the two fails with 40001 (the store's heap path and its SQL path,
+# a store with a second index, alike)
+for path in heap sql; do
+  q load "CREATE TABLE ssi_t (id int PRIMARY KEY, k bigint); SELECT cuckoo_store_create('ssi_s', 5000);
+          SELECT cuckoo_store_track('ssi_s', 'ssi_t', 'k')" >/dev/null
+  [ "$path" = sql ] && q load "CREATE INDEX ON ssi_s (segment, fpr)" >/dev/null
+  # a reads, inserts and commits after b has read, inserted and committed
+  printf '%s\n' "BEGIN ISOLATION LEVEL SERIALIZABLE;" "SELECT cuckoo_store_contains('ssi_s', 2::bigint);" \
+    "INSERT INTO ssi_t VALUES (1, 1);" "SELECT pg_sleep(3);" "COMMIT;" \
+    | psql -X -q -d load >"$work/ssi_a.log" 2>&1 &
+  ssi_a=$!
+  sleep 1
+  printf '%s\n' "BEGIN ISOLATION LEVEL SERIALIZABLE;" "SELECT cuckoo_store_contains('ssi_s', 1::bigint);" \
+    "INSERT INTO ssi_t VALUES (2, 2);" "COMMIT;" | psql -X -q -d load >"$work/ssi_b.log" 2>&1
+  wait "$ssi_a"
+  check "SERIALIZABLE write skew through the store ($path path): one commit fails with 40001" "1|1" \
+    "$(cat "$work/ssi_a.log" "$work/ssi_b.log" | grep -c 'could not serialize access')|$(q load "SELECT count(*) FROM ssi_t")"
+  check "SERIALIZABLE write skew ($path path): nothing missing after" 0 \
+    "$(q load "SELECT missing FROM cuckoo_store_verify('ssi_s')")"
+  q load "DROP TABLE ssi_t, ssi_s" >/dev/null
+done
+
 # 3. crash in the middle of the load (the restart also enables PREPARE
 # TRANSACTION for the step after it); a second store, created for 20 items,
 # tracks the column too: its one segment grows past 8 kB, so the commit's
