@@ -152,6 +152,13 @@ GRANT USAGE ON SCHEMA td TO regress_td_owner;
 SELECT count(*) FILTER (WHERE id = 2008) AS no_usage_inserted,
        count(*) FILTER (WHERE id = 2009) AS usage_lost_inserted
 FROM td.t;
+-- a transaction made read-only after its write: its commit fails, as the
+-- store's UPDATE in a read-only transaction does
+BEGIN;
+INSERT INTO td.t VALUES (2010, 20100);
+SET TRANSACTION READ ONLY;
+COMMIT;
+SELECT count(*) AS read_only_inserted FROM td.t WHERE id = 2010;
 
 -- stores the heap path does not take are applied through SQL (another
 -- index, a dropped column), and a store renamed since it was cached: each

@@ -526,8 +526,13 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 				nremove;
 	bool		isnull[3];
 
-	if (n > PG_INT32_MAX / 2)
-		return false;			/* the SQL path reports it */
+	/*
+	 * Too many changes, or a transaction made read-only since its writes
+	 * (SET TRANSACTION READ ONLY): the SQL path reports it, as the store's
+	 * statements would.
+	 */
+	if (n > PG_INT32_MAX / 2 || XactReadOnly)
+		return false;
 	if (get_rel_relkind(relid) != RELKIND_RELATION ||
 		pg_class_aclcheck(relid, role, ACL_SELECT) != ACLCHECK_OK ||
 		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK ||
