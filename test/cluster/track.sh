@@ -193,6 +193,25 @@ for path in heap sql; do
   q load "DROP TABLE ssi_t, ssi_s" >/dev/null
 done
 
+# 2c. a segment that another transaction changes (cuckoo_store_add) and
+# holds while a tracked transaction commits: the commit waits for it and
+# changes the segment's newest version, under READ COMMITTED and under
+# REPEATABLE READ with a snapshot older than that change (a lost update
+# would lose the other's value)
+for iso in "read committed" "repeatable read"; do
+  q load "CREATE TABLE epq_t (id int PRIMARY KEY, k bigint); SELECT cuckoo_store_create('epq_s', 100);
+          SELECT cuckoo_store_track('epq_s', 'epq_t', 'k')" >/dev/null
+  printf '%s\n' "BEGIN ISOLATION LEVEL $iso;" "SELECT count(*) FROM epq_t;" "SELECT pg_sleep(1);" \
+    "INSERT INTO epq_t VALUES (1, 1);" "COMMIT;" | psql -X -q -v ON_ERROR_STOP=1 -d load >"$work/epq_a.log" 2>&1 &
+  epq_a=$!
+  printf '%s\n' "BEGIN;" "SELECT cuckoo_store_add('epq_s', 1000::bigint);" "SELECT pg_sleep(3);" "COMMIT;" \
+    | psql -X -q -v ON_ERROR_STOP=1 -d load >"$work/epq_b.log" 2>&1
+  wait "$epq_a"
+  check "a segment held by another transaction ($iso): the commit changes its newest version" "0|t|t|2" \
+    "$(grep -c ERROR "$work/epq_a.log")|$(q load "SELECT cuckoo_store_contains('epq_s', 1::bigint), cuckoo_store_contains('epq_s', 1000::bigint), (cuckoo_store_info('epq_s')).items")"
+  q load "DROP TABLE epq_t, epq_s" >/dev/null
+done
+
 # 3. crash in the middle of the load (the restart also enables PREPARE
 # TRANSACTION for the step after it); a second store, created for 20 items,
 # tracks the column too: its one segment grows past 8 kB, so the commit's
