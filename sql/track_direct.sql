@@ -138,6 +138,27 @@ INSERT INTO td.t VALUES (2006, 20060);
 SELECT count(*) FILTER (WHERE id = 2005) AS other_owner_inserted,
        count(*) FILTER (WHERE id = 2006) AS owner_inserted
 FROM td.t;
+-- the owner loses USAGE on the store's schema, in a backend that has
+-- applied to the store already, then between the statement and the commit:
+-- each fails, as the store's UPDATE run by the owner would
+REVOKE USAGE ON SCHEMA td FROM regress_td_owner;
+INSERT INTO td.t VALUES (2008, 20080);
+GRANT USAGE ON SCHEMA td TO regress_td_owner;
+BEGIN;
+INSERT INTO td.t VALUES (2009, 20090);
+REVOKE USAGE ON SCHEMA td FROM regress_td_owner;
+COMMIT;
+GRANT USAGE ON SCHEMA td TO regress_td_owner;
+SELECT count(*) FILTER (WHERE id = 2008) AS no_usage_inserted,
+       count(*) FILTER (WHERE id = 2009) AS usage_lost_inserted
+FROM td.t;
+-- a transaction made read-only after its write: its commit fails, as the
+-- store's UPDATE in a read-only transaction does
+BEGIN;
+INSERT INTO td.t VALUES (2010, 20100);
+SET TRANSACTION READ ONLY;
+COMMIT;
+SELECT count(*) AS read_only_inserted FROM td.t WHERE id = 2010;
 
 -- stores the heap path does not take are applied through SQL (another
 -- index, a dropped column), and a store renamed since it was cached: each
@@ -154,6 +175,44 @@ SELECT cuckoo_store_contains('td.s_renamed', 30010::int8) AS other_index,
        cuckoo_store_contains('td.s_renamed', 30020::int8) AS dropped_column,
        cuckoo_store_contains('td.s_renamed', 30030::int8) AS renamed;
 SELECT * FROM cuckoo_store_verify('td.s_renamed');
+
+-- a store that is a partition is not taken: a commit whose segment update
+-- leaves the partition's range fails, as the store's UPDATE does (through
+-- the heap the row stayed there, out of its range and unseen through the
+-- parent)
+SELECT cuckoo_store_create('td.ps', 100) IS NOT NULL AS created;
+CREATE TABLE td.psp (LIKE td.ps) PARTITION BY RANGE (octet_length(f::text));
+ALTER TABLE td.psp ATTACH PARTITION td.ps FOR VALUES FROM (0) TO (4000);
+CREATE TABLE td.pt (id int PRIMARY KEY, k int8);
+SELECT cuckoo_store_track('td.ps', 'td.pt', 'k') AS loaded;
+INSERT INTO td.pt SELECT g, g FROM generate_series(1, 100) g;
+\set VERBOSITY terse
+INSERT INTO td.pt SELECT g, g FROM generate_series(101, 2000) g;
+\set VERBOSITY default
+SELECT (SELECT count(*) FROM td.pt) AS rows,
+       (SELECT count(*) FROM td.ps WHERE octet_length(f::text) >= 4000) AS out_of_range;
+SELECT * FROM cuckoo_store_verify('td.ps');
+
+-- a segment stored out of line (TOAST): the commit's update writes its new
+-- value and deletes the old one, as the UPDATE does, at an explicit COMMIT
+-- and at a statement's own; the TOAST index holds exactly the live chunks
+SELECT cuckoo_store_create('td.ts', 20) IS NOT NULL AS created;
+CREATE TABLE td.tt (id int PRIMARY KEY, k int8);
+SELECT cuckoo_store_track('td.ts', 'td.tt', 'k') AS loaded;
+INSERT INTO td.tt SELECT g, g FROM generate_series(1, 8000) g;
+SELECT c.reltoastrelid::regclass AS ts_toast FROM pg_class c WHERE c.oid = 'td.ts'::regclass \gset
+SELECT count(DISTINCT chunk_id) AS toast_values, (SELECT pg_column_size(f) > 8160 FROM td.ts WHERE segment = 0) AS out_of_line
+FROM :ts_toast;
+BEGIN;
+INSERT INTO td.tt VALUES (8001, 8001);
+COMMIT;
+DELETE FROM td.tt WHERE id <= 100;
+UPDATE td.tt SET k = k + 100000 WHERE id BETWEEN 101 AND 200;
+SELECT count(DISTINCT chunk_id) AS toast_values FROM :ts_toast;
+SELECT * FROM cuckoo_store_verify('td.ts');
+SELECT count(bt_index_check(i.indexrelid::regclass, true)) AS indexes_checked
+FROM pg_class c JOIN pg_index i ON i.indrelid IN (c.oid, c.reltoastrelid)
+WHERE c.oid = 'td.ts'::regclass;
 
 DROP SCHEMA td CASCADE;
 DROP EXTENSION amcheck;

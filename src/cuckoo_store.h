@@ -50,12 +50,16 @@ extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
  * or search_path switch for it.  Returns false, having done nothing, for a
  * store it does not take (one that is not exactly what
  * cuckoo_store_create makes, one with no value family yet, a role without
- * both privileges on the table): cuckoo_store_apply does those.
+ * both privileges on the table or without USAGE on its schema):
+ * cuckoo_store_apply does those.
  */
 extern bool cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role,
 									  const ValueHasher *vh,
 									  const StoreChange *changes, int64 n,
 									  bool saturate, int64 *changed);
+
+/* True if role has USAGE on the schema of store relid. */
+extern bool cuckoo_store_schema_usage(Oid relid, Oid role);
 
 /*
  * The changes this transaction's tracked tables made to store relid that

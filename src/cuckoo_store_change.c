@@ -22,6 +22,7 @@
 #include "catalog/pg_opfamily.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
@@ -266,15 +267,17 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * FOR UPDATE, its UPDATE), each with its executor start and end: most of a
  * single-row transaction's added time (docs/BENCHMARKS.md).  A store that is
  * exactly what cuckoo_store_create makes (the five columns in their order,
- * its primary key on segment its only index, no trigger, rule, row
- * security, check constraint or generated column: nothing a statement would
- * run that this code does not) is read through its primary key and its
+ * its primary key on segment its only index, the heap its access method,
+ * not a partition, no trigger, rule, row security, check constraint or
+ * generated column: nothing a statement would run that this code does not)
+ * is read through its primary key and its
  * segments locked and updated by the heap's own functions, as the
  * statements would: under the newest snapshot, each segment locked in its
  * newest version (waiting for a transaction that holds it), updated, and
  * its key's index entry made when the update is not HOT.  The role must
  * hold SELECT and UPDATE on the store table itself (a grant of its
- * columns only takes the SQL path, which checks them).  Any other store
+ * columns only takes the SQL path, which checks them) and USAGE on its
+ * schema (the statements name the store).  Any other store
  * takes the SQL path, which does all of this through the statements.
  */
 
@@ -291,7 +294,12 @@ store_direct_index(Relation rel, Oid filter_type)
 	List	   *indexes;
 	Relation	idx;
 
+	/*
+	 * A partition's UPDATE checks its partition constraint (which may name
+	 * f), and simple_heap_update is the heap's only: neither is taken.
+	 */
 	if (rel->rd_rel->relkind != RELKIND_RELATION || RELATION_IS_OTHER_TEMP(rel) ||
+		rel->rd_rel->relam != HEAP_TABLE_AM_OID || rel->rd_rel->relispartition ||
 		rel->trigdesc != NULL || rel->rd_rules != NULL || rel->rd_rel->relrowsecurity ||
 		desc->natts != 5 ||
 		(desc->constr != NULL && (desc->constr->num_check > 0 ||
@@ -306,8 +314,14 @@ store_direct_index(Relation rel, Oid filter_type)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, i);
 
+		/*
+		 * a generated column (18's virtual ones are not in the tuple) or a
+		 * NOT NULL the store does not have (18's NOT VALID one: the UPDATE
+		 * checks it on the header-only columns' NULLs) is the SQL path's
+		 */
 		if (a->attisdropped || a->atttypid != types[i] ||
-			strcmp(NameStr(a->attname), cols[i]) != 0)
+			strcmp(NameStr(a->attname), cols[i]) != 0 || a->attgenerated != '\0' ||
+			(i >= 2 && a->attnotnull))
 			return NULL;
 	}
 	indexes = RelationGetIndexList(rel);
@@ -459,15 +473,36 @@ store_direct_write(Relation rel, Relation index, IndexInfo **ii, TupleTableSlot 
 
 		if (*ii == NULL)
 			*ii = BuildIndexInfo(index);
+		/*
+		 * indexUnchanged (14 and later): the key is not changed, as the
+		 * executor tells the index for an UPDATE that leaves its columns
+		 * alone (btree's bottom-up deletion of the older versions' entries)
+		 */
 		(void) index_insert(index, &key, &keynull, &tup->t_self, rel, UNIQUE_CHECK_YES,
 #if PG_VERSION_NUM >= 140000
-							false,
+							true,
 #endif
 							*ii);
 	}
 	heap_freetuple(tup);
 	if (should_free)
 		heap_freetuple(old);
+}
+
+/*
+ * cuckoo_store_schema_usage (cuckoo_store.h): role may use the schema of
+ * store relid, as the SQL path's statements naming it need.
+ */
+bool
+cuckoo_store_schema_usage(Oid relid, Oid role)
+{
+	Oid			nsp = get_rel_namespace(relid);
+
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(NamespaceRelationId, nsp, role, ACL_USAGE) == ACLCHECK_OK;
+#else
+	return pg_namespace_aclcheck(nsp, role, ACL_USAGE) == ACLCHECK_OK;
+#endif
 }
 
 /*
@@ -491,11 +526,17 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 				nremove;
 	bool		isnull[3];
 
-	if (n > PG_INT32_MAX / 2)
-		return false;			/* the SQL path reports it */
+	/*
+	 * Too many changes, or a transaction made read-only since its writes
+	 * (SET TRANSACTION READ ONLY): the SQL path reports it, as the store's
+	 * statements would.
+	 */
+	if (n > PG_INT32_MAX / 2 || XactReadOnly)
+		return false;
 	if (get_rel_relkind(relid) != RELKIND_RELATION ||
 		pg_class_aclcheck(relid, role, ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK)
+		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK ||
+		!cuckoo_store_schema_usage(relid, role))
 		return false;
 	rel = table_open(relid, RowExclusiveLock);
 	index = store_direct_index(rel, cc->filter_type);

@@ -154,6 +154,13 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
 				 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
 						   GetUserNameFromId(role, false))));
+	if (!cuckoo_store_schema_usage(store, role))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for schema %s",
+						get_namespace_name(get_rel_namespace(store))),
+				 errdetail("The owner of a tracked table, role \"%s\", needs USAGE on the schema of cuckoo store %s.",
+						   GetUserNameFromId(role, false), get_rel_name(store))));
 	if (e->checked_type != typid)
 	{
 		if (!track_checked(store, typid))

@@ -168,9 +168,60 @@ grep -A3 -iE 'could not serialize' "$work/pgbench2.log" | head -8 | sed 's/^/#  
 echo "# repeatable read: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench2.log"); $(grep -ciE 'could not serialize' "$work/pgbench2.log") serialization failures of the table's rows (PostgreSQL's own), $(grep -ciE 'deadlock detected' "$work/pgbench2.log") deadlocks"
 verify "after REPEATABLE READ load" load
 
+# 2b. SERIALIZABLE: two transactions that each probe the store for the
+# other's value and then insert their own (write skew through the store):
+# the commits' segment updates meet the other's reads as UPDATEs would, so
+# one of the two fails with 40001 (the store's heap path and its SQL path,
+# a store with a second index, alike)
+for path in heap sql; do
+  q load "CREATE TABLE ssi_t (id int PRIMARY KEY, k bigint); SELECT cuckoo_store_create('ssi_s', 5000);
+          SELECT cuckoo_store_track('ssi_s', 'ssi_t', 'k')" >/dev/null
+  [ "$path" = sql ] && q load "CREATE INDEX ON ssi_s (segment, fpr)" >/dev/null
+  # a reads, inserts and commits after b has read, inserted and committed
+  printf '%s\n' "BEGIN ISOLATION LEVEL SERIALIZABLE;" "SELECT cuckoo_store_contains('ssi_s', 2::bigint);" \
+    "INSERT INTO ssi_t VALUES (1, 1);" "SELECT pg_sleep(3);" "COMMIT;" \
+    | psql -X -q -d load >"$work/ssi_a.log" 2>&1 &
+  ssi_a=$!
+  sleep 1
+  printf '%s\n' "BEGIN ISOLATION LEVEL SERIALIZABLE;" "SELECT cuckoo_store_contains('ssi_s', 1::bigint);" \
+    "INSERT INTO ssi_t VALUES (2, 2);" "COMMIT;" | psql -X -q -d load >"$work/ssi_b.log" 2>&1
+  wait "$ssi_a"
+  check "SERIALIZABLE write skew through the store ($path path): one commit fails with 40001" "1|1" \
+    "$(cat "$work/ssi_a.log" "$work/ssi_b.log" | grep -c 'could not serialize access')|$(q load "SELECT count(*) FROM ssi_t")"
+  check "SERIALIZABLE write skew ($path path): nothing missing after" 0 \
+    "$(q load "SELECT missing FROM cuckoo_store_verify('ssi_s')")"
+  q load "DROP TABLE ssi_t, ssi_s" >/dev/null
+done
+
+# 2c. a segment that another transaction changes (cuckoo_store_add) and
+# holds while a tracked transaction commits: the commit waits for it and
+# changes the segment's newest version, under READ COMMITTED and under
+# REPEATABLE READ with a snapshot older than that change (a lost update
+# would lose the other's value)
+for iso in "read committed" "repeatable read"; do
+  q load "CREATE TABLE epq_t (id int PRIMARY KEY, k bigint); SELECT cuckoo_store_create('epq_s', 100);
+          SELECT cuckoo_store_track('epq_s', 'epq_t', 'k')" >/dev/null
+  printf '%s\n' "BEGIN ISOLATION LEVEL $iso;" "SELECT count(*) FROM epq_t;" "SELECT pg_sleep(1);" \
+    "INSERT INTO epq_t VALUES (1, 1);" "COMMIT;" | psql -X -q -v ON_ERROR_STOP=1 -d load >"$work/epq_a.log" 2>&1 &
+  epq_a=$!
+  printf '%s\n' "BEGIN;" "SELECT cuckoo_store_add('epq_s', 1000::bigint);" "SELECT pg_sleep(3);" "COMMIT;" \
+    | psql -X -q -v ON_ERROR_STOP=1 -d load >"$work/epq_b.log" 2>&1
+  wait "$epq_a"
+  check "a segment held by another transaction ($iso): the commit changes its newest version" "0|t|t|2" \
+    "$(grep -c ERROR "$work/epq_a.log")|$(q load "SELECT cuckoo_store_contains('epq_s', 1::bigint), cuckoo_store_contains('epq_s', 1000::bigint), (cuckoo_store_info('epq_s')).items")"
+  q load "DROP TABLE epq_t, epq_s" >/dev/null
+done
+
 # 3. crash in the middle of the load (the restart also enables PREPARE
-# TRANSACTION for the step after it)
+# TRANSACTION for the step after it); a second store, created for 20 items,
+# tracks the column too: its one segment grows past 8 kB, so the commit's
+# heap updates of it write TOAST (and, with the first store's, leave their
+# page now and then: index entries), all replayed after the kill
 datadir=$(q load "SHOW data_directory")
+q load "SELECT cuckoo_store_create('sg', 20); SELECT cuckoo_store_track('sg', 'items', 'k');
+        SELECT cuckoo_store_add_array('sg', array(SELECT g::int8 FROM generate_series(1000001, 1004000) g))" >/dev/null
+check "a store created for 20 items, given 4,000 more: its segment is out of line (TOAST)" t \
+  "$(q load "SELECT pg_relation_size(t.oid) > 0 FROM pg_class t JOIN pg_class c ON c.reltoastrelid = t.oid WHERE c.relname = 'sg'")"
 q load "ALTER SYSTEM SET max_prepared_transactions = 4" >/dev/null
 pgbench -n -c 4 -j 2 -T "$LOAD_SECONDS" "${scripts[@]}" load >"$work/pgbench3.log" 2>&1 &
 bench=$!
@@ -192,6 +243,18 @@ rc=$?
 check "server restarted after kill -9" 0 "$rc"
 for i in $(seq 1 30); do pg_isready -q && break; sleep 1; done
 verify "after crash recovery" load
+check "after crash recovery: the TOASTed store finds every value" "0|$(q load "SELECT count(k) FROM items")" \
+  "$(q load "SELECT missing, rows FROM cuckoo_store_verify('sg')")"
+if [ "$(q load "SELECT count(*) FROM pg_available_extensions WHERE name = 'amcheck'")" = 1 ]; then
+  q load "CREATE EXTENSION amcheck" >/dev/null
+  check "after crash recovery: the stores' keys and TOAST indexes pass amcheck (heapallindexed)" 4 \
+    "$(q load "SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_class c
+               JOIN pg_index i ON i.indrelid IN (c.oid, c.reltoastrelid) WHERE c.relname IN ('s', 'sg')")"
+  q load "DROP EXTENSION amcheck" >/dev/null
+else
+  echo "# amcheck is not installed: the indexes after recovery are not checked"
+fi
+q load "SELECT cuckoo_store_untrack('sg', 'items', 'k'); DROP TABLE sg" >/dev/null
 
 # 3b. PREPARE TRANSACTION: the changes are applied before the prepare
 if [ "$(q load "SHOW max_prepared_transactions")" -gt 0 ]; then
