@@ -86,7 +86,7 @@ FROM (SELECT generate_series(1, 100) UNION ALL SELECT generate_series(301, 310))
 SELECT lstate($$SELECT cuckoo_store_load_agg('sl.r', g), 1 / (count(*) - count(*)) FROM generate_series(1000, 1100) g$$);
 SELECT items FROM cuckoo_store_info('sl.r');
 
--- the spill: with maintenance_work_mem at 1 MB a state holds 131,072 hashes,
+-- the spill: with maintenance_work_mem at 1 MB a state holds 65,536 hashes,
 -- the rest goes to the temporary files by segment range; the segments are
 -- those of the array form (the same values in each, in order except in a
 -- segment two ranges share)

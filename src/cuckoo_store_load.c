@@ -96,8 +96,9 @@ load_new(MemoryContext parent, Oid relid, FunctionCallInfo fcinfo)
 	st->cxt = cxt;
 	st->relid = relid;
 	st->partial = aggref != NULL && DO_AGGSPLIT_SERIALIZE(aggref->aggsplit);
+	/* half of maintenance_work_mem: the spill's scratch array is the other */
 	st->maxbuf = Max((int64) maintenance_work_mem * 1024, (int64) 1 << 20) /
-		(int64) sizeof(uint64);
+		(int64) (2 * sizeof(uint64));
 	st->capbuf = Min(st->maxbuf, 8192);
 	st->buf = MemoryContextAlloc(cxt, sizeof(uint64) * st->capbuf);
 	return st;
@@ -120,10 +121,17 @@ load_write(BufFile *f, const void *p, size_t n)
 	BufFileWrite(f, (void *) p, n);
 }
 
-/* Writes the buffer's hashes to the partitions' temporary files. */
+/*
+ * Writes the buffer's hashes to the partitions' temporary files: grouped by
+ * partition first (a counting sort into a scratch array), so that each
+ * partition gets one write per spill.
+ */
 static void
 load_spill(LoadState *st)
 {
+	int64		start[LOAD_PARTS + 1];
+	uint64	   *out;
+
 	if (st->parts == NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->cxt);
@@ -134,16 +142,27 @@ load_spill(LoadState *st)
 			st->parts[p] = BufFileCreateTemp(false);
 		MemoryContextSwitchTo(old);
 	}
+	if (st->nbuf == 0)
+		return;
+	memset(start, 0, sizeof(start));
 	for (int64 i = 0; i < st->nbuf; i++)
+		start[cf_store_segment(st->buf[i], LOAD_PARTS) + 1]++;
+	for (int p = 0; p < LOAD_PARTS; p++)
+		start[p + 1] += start[p];
+	out = MemoryContextAllocHuge(st->cxt, sizeof(uint64) * (Size) st->nbuf);
+	for (int64 i = 0; i < st->nbuf; i++)
+		out[start[cf_store_segment(st->buf[i], LOAD_PARTS)]++] = st->buf[i];
+	/* start[p] is now the end of partition p */
+	for (int p = 0; p < LOAD_PARTS; p++)
 	{
-		uint64		h = st->buf[i];
-		uint32		p = cf_store_segment(h, LOAD_PARTS);
+		int64		b = p == 0 ? 0 : start[p - 1];
 
-		load_write(st->parts[p], &h, sizeof(h));
-		st->partn[p]++;
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
+		if (start[p] > b)
+			load_write(st->parts[p], out + b, sizeof(uint64) * (Size) (start[p] - b));
+		st->partn[p] += start[p] - b;
+		CHECK_FOR_INTERRUPTS();
 	}
+	pfree(out);
 	st->nbuf = 0;
 }
 
