@@ -239,8 +239,22 @@ cuckoo_store_load_combine(PG_FUNCTION_ARGS)
 		s1 = load_new(aggcxt, s2->relid, fcinfo);
 	else
 		load_check_store(s1, s2->relid);
-	for (int64 i = 0; i < s2->nbuf; i++)
-		load_push(s1, s2->buf[i]);
+	/* a hash at a time where the buffer is full (it grows or spills), else copied in runs */
+	for (int64 i = 0; i < s2->nbuf;)
+	{
+		int64		run = Min(s1->capbuf - s1->nbuf, s2->nbuf - i);
+
+		if (run == 0)
+		{
+			load_push(s1, s2->buf[i++]);
+			continue;
+		}
+		memcpy(s1->buf + s1->nbuf, s2->buf + i, sizeof(uint64) * (Size) run);
+		s1->nbuf += run;
+		s1->total += run;
+		i += run;
+		CHECK_FOR_INTERRUPTS();
+	}
 	PG_RETURN_POINTER(s1);
 }
 
