@@ -586,8 +586,10 @@ load_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 #endif
 
 /*
- * A load still kept at commit (none should be: the run hook applies them)
- * is applied then, never dropped; a transaction that aborts drops them.
+ * A load still kept at commit (none should be: the run hook applies them
+ * when its statement's plan is done) fails the commit, never dropped in
+ * silence (its temporary files went with its statement); a transaction
+ * that aborts drops them.
  */
 static void
 load_xact_callback(XactEvent event, void *arg)
@@ -597,7 +599,11 @@ load_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
 			if (kept != NULL)
-				load_apply_kept();
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("a cuckoo_store_load_agg of store \"%s\" was not applied by the end of its statement",
+								get_rel_name(kept->st->relid)),
+						 errhint("Another module's executor hook may not call cuckoo's; load without parallel workers (SET max_parallel_workers_per_gather = 0).")));
 			break;
 		default:
 			kept = NULL;		/* its memory goes with the transaction */
