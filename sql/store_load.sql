@@ -120,8 +120,10 @@ SET max_parallel_workers_per_gather = 0;
 SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('sl.p', id)) AS missing FROM sl.big;
 SET max_parallel_workers_per_gather = 2;
 -- parallel, spilled in the leader, inside a savepoint rolled back, then kept
--- (new values each time: the order in which a segment gets its values
--- depends on the workers, so the test does not add copies of stored values)
+-- (new values each time: a second copy of every stored value can fill a
+-- segment's bucket pair with one fingerprint, "added too many times", as
+-- cuckoo_store_add_array of the same values twice can, and whether it does
+-- depends on the order in which the workers deliver the values)
 SET maintenance_work_mem = '1MB';
 BEGIN;
 SAVEPOINT sp;
