@@ -16,7 +16,7 @@ OBJS = $(CORE_OBJS) src/cuckoo_module.o src/cuckoo_alloc.o src/cuckoo_growth.o \
        src/cuckoo_agg_grow.o src/cuckoo_agg_split.o \
        src/cuckoo_hashset.o src/cuckoo_hashset_type.o src/cuckoo_planner.o \
        src/cuckoo_scan.o src/cuckoo_store_segment.o src/cuckoo_store_change.o \
-       src/cuckoo_store_probe.o src/cuckoo_store_create.o \
+       src/cuckoo_store_probe.o src/cuckoo_store_create.o src/cuckoo_store_load.o \
        src/cuckoo_track_catalog.o src/cuckoo_track_pending.o \
        src/cuckoo_track_trigger.o src/cuckoo_track_ddl.o src/cuckoo_track.o
 DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql cuckoo--1.1--1.2.sql cuckoo--1.2.sql \

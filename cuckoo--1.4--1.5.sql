@@ -1,6 +1,7 @@
 -- cuckoo 1.4 -> 1.5: cuckoo_store_contains gets a planner support function;
 -- the living filters' event triggers follow CREATE SCHEMA's subcommands and
--- let DROP SCHEMA ... CASCADE drop a partition only with its root.
+-- let DROP SCHEMA ... CASCADE drop a partition only with its root; the bulk
+-- load of a stored filter, cuckoo_store_load_agg.
 \echo Use "ALTER EXTENSION cuckoo UPDATE TO '1.5'" to load this file. \quit
 
 -- ---------------------------------------------------------------------------
@@ -52,3 +53,40 @@ COMMENT ON FUNCTION cuckoo_track_drop() IS
 
 COMMENT ON FUNCTION cuckoo_track_ddl() IS
     'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed; refuses a foreign table as such a partition (event trigger)';
+
+-- ---------------------------------------------------------------------------
+-- The bulk load of a stored filter (docs/DESIGN.md, "The bulk load"):
+-- cuckoo_store_load_agg(store, value) adds one occurrence of every non-null
+-- value of its rows and returns how many.  Its transitions hash the values
+-- (in parallel workers when the query is planned so); its state spills to
+-- temporary files by segment range; its final function applies each segment
+-- once, in segment order, through SQL run as the caller (UPDATE and SELECT on
+-- the store).
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cuckoo_store_load_trans(internal, regclass, anycompatible)
+    RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_combine(internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_serialize(internal) RETURNS bytea
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_deserialize(bytea, internal) RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_final(internal, regclass, anycompatible)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+CREATE AGGREGATE cuckoo_store_load_agg(store regclass, value anycompatible) (
+    SFUNC = cuckoo_store_load_trans,
+    STYPE = internal,
+    FINALFUNC = cuckoo_store_load_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = READ_WRITE,
+    COMBINEFUNC = cuckoo_store_load_combine,
+    SERIALFUNC = cuckoo_store_load_serialize,
+    DESERIALFUNC = cuckoo_store_load_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cuckoo_store_load_agg(regclass, anycompatible) IS
+    'adds one occurrence of every non-null value of the rows to the stored filter (a bulk load, parallel where the query is); returns how many were added';

@@ -1427,6 +1427,43 @@ CREATE FUNCTION cuckoo_store_info(store regclass,
 COMMENT ON FUNCTION cuckoo_store_info(regclass) IS
     'items, stored bytes, segments, target and expected false-positive rate, value type and tracked columns (schema.table.column) of a stored filter';
 
+-- ---------------------------------------------------------------------------
+-- The bulk load of a stored filter (docs/DESIGN.md, "The bulk load"):
+-- cuckoo_store_load_agg(store, value) adds one occurrence of every non-null
+-- value of its rows and returns how many.  Its transitions hash the values
+-- (in parallel workers when the query is planned so); its state spills to
+-- temporary files by segment range; its final function applies each segment
+-- once, in segment order, through SQL run as the caller (UPDATE and SELECT on
+-- the store).
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cuckoo_store_load_trans(internal, regclass, anycompatible)
+    RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_combine(internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_serialize(internal) RETURNS bytea
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_deserialize(bytea, internal) RETURNS internal
+    AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL SAFE;
+CREATE FUNCTION cuckoo_store_load_final(internal, regclass, anycompatible)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE PARALLEL SAFE;
+
+CREATE AGGREGATE cuckoo_store_load_agg(store regclass, value anycompatible) (
+    SFUNC = cuckoo_store_load_trans,
+    STYPE = internal,
+    FINALFUNC = cuckoo_store_load_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = READ_WRITE,
+    COMBINEFUNC = cuckoo_store_load_combine,
+    SERIALFUNC = cuckoo_store_load_serialize,
+    DESERIALFUNC = cuckoo_store_load_deserialize,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE cuckoo_store_load_agg(regclass, anycompatible) IS
+    'adds one occurrence of every non-null value of the rows to the stored filter (a bulk load, parallel where the query is); returns how many were added';
+
 -- Living filters (cuckoo_store_track)
 -- A tracking keeps a stored filter in step with a table's column, in the
 -- same transaction as every change of its rows (docs/DESIGN.md, "Living

@@ -217,6 +217,9 @@ extern void planner_init(void);
 /* cuckoo_track_pending.c */
 extern void track_init(void);
 
+/* cuckoo_store_load.c */
+extern void load_init(void);
+
 /* cuckoo_hash.c */
 extern void value_hasher_init(ValueHasher *vh, Oid typid, Oid collation,
 							  MemoryContext mcxt);

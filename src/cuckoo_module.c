@@ -28,4 +28,5 @@ _PG_init(void)
 	planner_init();
 	growth_init();
 	track_init();
+	load_init();
 }

@@ -10,7 +10,8 @@
 #      The same changes go, in the same transactions, to a second store
 #      created for 1 value (one segment), which grows in place under the
 #      concurrent load (bucket splits, the segment moving out of line): the
-#      same checks hold for it.
+#      same checks hold for it.  From 1.5 some clients add keys with the
+#      bulk load, cuckoo_store_load_agg, 16 keys a call.
 #   2. 4 clients under the same load; the postmaster is killed with SIGKILL
 #      in the middle; after recovery every committed key is found.
 #   3. pg_dump -Fc | pg_restore into a new database: the restored store
@@ -81,14 +82,27 @@ BEGIN
     PERFORM cuckoo_store_remove_array('s', gone); PERFORM cuckoo_store_remove_array('t', gone);
   END IF;
 END $$;
+-- the bulk load (cuckoo_store_load_agg, 1.5): 16 keys a call, several segments
+CREATE FUNCTION op_load_many(key bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE added bigint[];
+BEGIN
+  WITH ins AS (INSERT INTO truth SELECT key + 11 * g FROM generate_series(0, 15) g
+               ON CONFLICT DO NOTHING RETURNING k)
+  SELECT array_agg(k) INTO added FROM ins;
+  IF added IS NOT NULL THEN
+    PERFORM cuckoo_store_load_agg('s', k) FROM unnest(added) k;
+    PERFORM cuckoo_store_load_agg('t', k) FROM unnest(added) k;
+  END IF;
+END $$;
 EOF
 printf '\\set k random(1, 20000)\nSELECT op_add(:k);\n' >"$work/add.pgbench"
 printf '\\set k random(1, 20000)\nSELECT op_remove(:k);\n' >"$work/remove.pgbench"
 printf '\\set k random(1, 20000)\nSELECT op_add_many(:k);\n' >"$work/add_many.pgbench"
 printf '\\set k random(1, 20000)\nSELECT op_remove_many(:k);\n' >"$work/remove_many.pgbench"
+printf '\\set k random(1, 20000)\nSELECT op_load_many(:k);\n' >"$work/load_many.pgbench"
 printf '\\set k random(1, 20000)\nSELECT cuckoo_store_contains_array('"'"'s'"'"', ARRAY[:k, :k + 1]::bigint[]);\nSELECT cuckoo_store_contains('"'"'s'"'"', :k::bigint);\n' >"$work/probe.pgbench"
 scripts=(-f "$work/add.pgbench@4" -f "$work/remove.pgbench@2" -f "$work/add_many.pgbench@2"
-         -f "$work/remove_many.pgbench@1" -f "$work/probe.pgbench@2")
+         -f "$work/remove_many.pgbench@1" -f "$work/load_many.pgbench@1" -f "$work/probe.pgbench@2")
 
 createdb load
 psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/setup.sql" >/dev/null
