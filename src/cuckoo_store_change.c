@@ -538,6 +538,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK ||
 		!cuckoo_store_schema_usage(relid, role))
 		return false;
+	store_check_no_children(relid);
 	rel = table_open(relid, RowExclusiveLock);
 	index = store_direct_index(rel, cc->filter_type);
 	if (index == NULL)

@@ -143,6 +143,7 @@ typedef struct StoreItem
 extern StoreCallCache *store_call_cache(FunctionCallInfo fcinfo);
 extern ValueHasher *store_hasher(FunctionCallInfo fcinfo, int argno, bool array);
 extern void store_check_shape(Oid relid, Oid filter_type);
+extern void store_check_no_children(Oid relid);
 extern StoreEntry *store_entry(Oid relid, Oid filter_type);
 extern bool store_latest;
 extern CuckooFilter *store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only, bool header);

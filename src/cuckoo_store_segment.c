@@ -33,6 +33,7 @@
 #include "access/tupdesc.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
@@ -114,6 +115,24 @@ store_not_a_store(Oid relid, const char *detail)
 			 errhint("Create stores with cuckoo_store_create(name, capacity, fpr).")));
 }
 
+/*
+ * A store with inheritance children is refused (DESIGN.md, "Living
+ * filters"): its statements read FROM the store, so they would read and
+ * change the children's rows as segments, while the commit's heap path and
+ * the flat lookup see the store's own rows only.  relhassubclass may stay
+ * set after the last child is gone: the children are looked up then.
+ */
+void
+store_check_no_children(Oid relid)
+{
+	if (has_subclass(relid) && find_inheritance_children(relid, NoLock) != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo store \"%s\" has inheritance children", get_rel_name(relid)),
+				 errdetail("A store's segments are its own rows: a child table's rows would be read as segments."),
+				 errhint("Drop the children, or detach them with ALTER TABLE ... NO INHERIT.")));
+}
+
 /* Checks that relid is a table with a store's columns. */
 void
 store_check_shape(Oid relid, Oid filter_type)
@@ -128,6 +147,7 @@ store_check_shape(Oid relid, Oid filter_type)
 				 errmsg("relation with OID %u does not exist", relid)));
 	if (relkind != RELKIND_RELATION)
 		store_not_a_store(relid, "It is not an ordinary table.");
+	store_check_no_children(relid);
 	types[0] = INT4OID;
 	types[1] = filter_type;
 	types[2] = FLOAT8OID;

@@ -67,6 +67,9 @@ typedef struct PendingStore
 {
 	Oid			store;
 	Oid			role;			/* applied with its rights: a tracked table's owner */
+	Oid		   *roles;			/* every owner queued (role first), checked at commit */
+	int			nroles;
+	int			rolecap;
 	Oid			fn_oid;			/* a function of the extension (its schema) */
 	Oid			checked_type;	/* store checked for values of this type */
 	ValueHasher vh;
@@ -110,6 +113,8 @@ static PendingStore *pending = NULL;
 static bool pending_callbacks = false;
 
 static void pending_xact_callback(XactEvent event, void *arg);
+static void pending_add_role(PendingStore *e, Oid role);
+static void pending_check_roles(PendingStore *e);
 static void pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 									 SubTransactionId parentSubid, void *arg);
 
@@ -146,6 +151,7 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 		e->next = pending;
 		pending = e;
 	}
+	pending_add_role(e, role);
 	/* each right on its own: a mask of both passes with either */
 	if (pg_class_aclcheck(store, role, ACL_SELECT) != ACLCHECK_OK ||
 		pg_class_aclcheck(store, role, ACL_UPDATE) != ACLCHECK_OK)
@@ -220,6 +226,59 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 		e->n++;
 	}
 	e->net_valid = false;
+}
+
+/*
+ * Adds role to e's owners, once: the commit checks the rights of each
+ * owner whose table's changes it applies, not only of the first.  An owner
+ * stays even if its changes are rolled back to a savepoint (the commit
+ * then checks a right it does not need: an error, never a missed check).
+ */
+static void
+pending_add_role(PendingStore *e, Oid role)
+{
+	for (int i = 0; i < e->nroles; i++)
+		if (e->roles[i] == role)
+			return;
+	if (e->nroles == e->rolecap)
+	{
+		e->rolecap = Max(e->rolecap * 2, 4);
+		if (e->roles == NULL)
+			e->roles = MemoryContextAlloc(TopTransactionContext,
+										  sizeof(Oid) * e->rolecap);
+		else
+			e->roles = repalloc(e->roles, sizeof(Oid) * e->rolecap);
+	}
+	e->roles[e->nroles++] = role;
+}
+
+/*
+ * At commit, before e's store is changed (by the heap or through SQL):
+ * every owner queued still has SELECT and UPDATE on the store and USAGE on
+ * its schema.
+ */
+static void
+pending_check_roles(PendingStore *e)
+{
+	for (int i = 0; i < e->nroles; i++)
+	{
+		Oid			role = e->roles[i];
+
+		if (pg_class_aclcheck(e->store, role, ACL_SELECT) != ACLCHECK_OK ||
+			pg_class_aclcheck(e->store, role, ACL_UPDATE) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for cuckoo store %s", get_rel_name(e->store)),
+					 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
+							   GetUserNameFromId(role, false))));
+		if (!cuckoo_store_schema_usage(e->store, role))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for schema %s",
+							get_namespace_name(get_rel_namespace(e->store))),
+					 errdetail("The owner of a tracked table, role \"%s\", needs USAGE on the schema of cuckoo store %s.",
+							   GetUserNameFromId(role, false), get_rel_name(e->store))));
+	}
 }
 
 /* The net changes of e (equal hashes added and removed cancel), in l. */
@@ -404,6 +463,7 @@ pending_apply_all(void)
 				ctx.arg = e;
 				ctx.previous = error_context_stack;
 				error_context_stack = &ctx;
+				pending_check_roles(e);
 				/* without SQL when the store allows it (no user switch needed) */
 				if (!cuckoo_store_apply_direct(fc, e->store, e->role, &e->vh, l.c, l.n,
 											   true, &changed))
