@@ -144,6 +144,8 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s'
 SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) = count(k) AS all_found
 FROM tq.t;
 COMMIT;
+-- the next transaction's plans have their workers again
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s', k);
 
 -- whatever the settings say: a function's own SET clause (which also undoes
 -- at its exit a SET LOCAL of the same setting made inside it), a plan made before the
@@ -204,10 +206,22 @@ SET plan_cache_mode = force_generic_plan;
 PREPARE tq_found(int, int) AS
   SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) || '/' || count(k)
   FROM tq.t WHERE id BETWEEN $1 AND $2;
+-- its Gather's lines in EXPLAIN ANALYZE (the rest differs between versions)
+CREATE FUNCTION tq.gather_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+    IF l ~ 'Workers' THEN
+      RETURN NEXT trim(l);
+    END IF;
+  END LOOP;
+END $$;
 BEGIN;
 EXECUTE tq_found(8001, 9000);
 SELECT tq.ins_set(9001, 9500);
 EXECUTE tq_found(9001, 9500);
+SELECT tq.gather_lines('EXECUTE tq_found(9001, 9500)');
 ROLLBACK;
 DEALLOCATE tq_found;
 RESET plan_cache_mode;
