@@ -328,6 +328,34 @@ pending_error_context(void *arg)
 }
 
 /*
+ * Rethrows the error being handled; a deadlock gets a hint.  The commit
+ * locks segments in one order, so a deadlock at commit means that another
+ * transaction holds a segment it took outside that order: a direct change
+ * of the store (cuckoo_store_add, _remove and their forms lock a segment
+ * at the call) or a statement on the store's table.
+ */
+static void
+pending_deadlock_hint(MemoryContext mcxt)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(mcxt);
+	edata = CopyErrorData();
+	if (edata->sqlerrcode != ERRCODE_T_R_DEADLOCK_DETECTED)
+	{
+		FreeErrorData(edata);
+		PG_RE_THROW();
+	}
+	FlushErrorState();
+	/* before PostgreSQL's own ("See server log for query details.") */
+	edata->hint = psprintf("A transaction that changes a tracked store directly (cuckoo_store_add, cuckoo_store_remove and their forms) "
+						   "locks that segment at the call, outside the order of the commit: change a tracked store directly "
+						   "in a transaction of its own, with one call (the _array forms lock their segments in order), or retry.%s%s",
+						   edata->hint ? " " : "", edata->hint ? edata->hint : "");
+	ReThrowError(edata);
+}
+
+/*
  * Applies every pending change (at pre-commit, pre-prepare): store by store
  * in OID order, each in one call, under the newest snapshot with the
  * isolation level read committed (a segment changed since the
@@ -343,6 +371,7 @@ pending_apply_all(void)
 		int			nv = 0,
 					k = 0;
 		int			save_iso = XactIsoLevel;
+		MemoryContext mcxt = CurrentMemoryContext;
 
 		/* a store that is itself tracked queues its own changes as we go */
 		if (round >= 100)
@@ -403,11 +432,13 @@ pending_apply_all(void)
 				pfree(l.c);
 			}
 		}
-		PG_FINALLY();
+		PG_CATCH();
 		{
 			XactIsoLevel = save_iso;
+			pending_deadlock_hint(mcxt);
 		}
 		PG_END_TRY();
+		XactIsoLevel = save_iso;
 		pfree(v);
 	}
 }
