@@ -4,7 +4,9 @@
  *     (track_queue), applied at commit by the transaction callbacks
  *     (cuckoo_store_apply), dropped by an aborted subtransaction, and shown
  *     to the store's probes through the hook it installs (track_init,
- *     store_pending_hook in cuckoo_store.h).
+ *     store_pending_hook in cuckoo_store.h); and the planner and executor
+ *     hooks that keep parallel workers, which cannot see them, out of a
+ *     transaction that has some.
  */
 #include "cuckoo.h"
 
