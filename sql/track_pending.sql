@@ -140,13 +140,94 @@ SET min_parallel_table_scan_size = 0;
 BEGIN;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s', k);
 INSERT INTO tq.t SELECT g, g * 10 FROM generate_series(8001, 9000) g;
-SHOW max_parallel_workers_per_gather;
-SHOW max_parallel_workers;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s', k);
 SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) = count(k) AS all_found
 FROM tq.t;
 COMMIT;
-SHOW max_parallel_workers_per_gather;
+-- the next transaction's plans have their workers again
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tq.t WHERE cuckoo_store_contains('tq.s', k);
+
+-- whatever the settings say: a function's own SET clause (which also undoes
+-- at its exit a SET LOCAL of the same setting made inside it), a plan made before the
+-- transaction's first change, the whole query forced into a worker
+-- (force_parallel_mode, debug_parallel_query from PostgreSQL 16)
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS forced;
+-- the workers scan, the leader only gathers
+SET parallel_leader_participation = off;
+-- probes in a function that asks for workers (EXECUTE: a query run to its end)
+CREATE FUNCTION tq.found_batched(lo int, hi int) RETURNS text LANGUAGE plpgsql
+  SET max_parallel_workers_per_gather = 2 SET max_parallel_workers = 8
+  SET parallel_setup_cost = 0 SET parallel_tuple_cost = 0
+  SET min_parallel_table_scan_size = 0 SET parallel_leader_participation = off
+  SET cuckoo.batched_probe = on AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE 'SELECT count(*) FILTER (WHERE cuckoo_store_contains(''tq.s'', k)) || ''/'' || count(k) FROM tq.t WHERE id BETWEEN $1 AND $2'
+    INTO r USING lo, hi;
+  RETURN r;
+END $$;
+CREATE FUNCTION tq.found_unbatched(lo int, hi int) RETURNS text LANGUAGE plpgsql
+  SET max_parallel_workers_per_gather = 2 SET max_parallel_workers = 8
+  SET parallel_setup_cost = 0 SET parallel_tuple_cost = 0
+  SET min_parallel_table_scan_size = 0 SET parallel_leader_participation = off
+  SET cuckoo.batched_probe = off AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE 'SELECT count(*) FILTER (WHERE cuckoo_store_contains(''tq.s'', k)) || ''/'' || count(k) FROM tq.t WHERE id BETWEEN $1 AND $2'
+    INTO r USING lo, hi;
+  RETURN r;
+END $$;
+-- a tracked write in a function with a SET clause of its own
+CREATE FUNCTION tq.ins_set(lo int, hi int) RETURNS void LANGUAGE plpgsql
+  SET max_parallel_workers_per_gather = 2 SET max_parallel_workers = 8 AS $$
+BEGIN
+  INSERT INTO tq.t SELECT g, g * 10 FROM generate_series(lo, hi) g;
+END $$;
+-- the committed rows are found by workers too (a worker does run the query)
+SELECT tq.found_batched(8001, 9000) AS batched, tq.found_unbatched(8001, 9000) AS unbatched;
+BEGIN;
+INSERT INTO tq.t SELECT g, g * 10 FROM generate_series(9001, 9500) g;
+SELECT tq.found_batched(9001, 9500) AS batched, tq.found_unbatched(9001, 9500) AS unbatched;
+ROLLBACK;
+BEGIN;
+SELECT tq.ins_set(9001, 9500);
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) || '/' || count(k) AS top_level
+FROM tq.t WHERE id BETWEEN 9001 AND 9500;
+SET LOCAL cuckoo.batched_probe = off;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) || '/' || count(k) AS top_level_unbatched
+FROM tq.t WHERE id BETWEEN 9001 AND 9500;
+SELECT tq.found_batched(9001, 9500) AS batched, tq.found_unbatched(9001, 9500) AS unbatched;
+ROLLBACK;
+-- a plan made before the transaction's first change, with its Gather
+SET plan_cache_mode = force_generic_plan;
+PREPARE tq_found(int, int) AS
+  SELECT count(*) FILTER (WHERE cuckoo_store_contains('tq.s', k)) || '/' || count(k)
+  FROM tq.t WHERE id BETWEEN $1 AND $2;
+-- its Gather's lines in EXPLAIN ANALYZE (the rest differs between versions)
+CREATE FUNCTION tq.gather_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) ' || q LOOP
+    IF l ~ 'Workers' THEN
+      RETURN NEXT trim(l);
+    END IF;
+  END LOOP;
+END $$;
+BEGIN;
+EXECUTE tq_found(8001, 9000);
+SELECT tq.ins_set(9001, 9500);
+EXECUTE tq_found(9001, 9500);
+SELECT tq.gather_lines('EXECUTE tq_found(9001, 9500)');
+ROLLBACK;
+DEALLOCATE tq_found;
+RESET plan_cache_mode;
+RESET parallel_leader_participation;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false) AS unforced;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -22,7 +22,9 @@
  *                         living filters: track/untrack/verify, the
  *                         trigger, the event triggers
  *     cuckoo_track_pending.c  a transaction's tracked changes, applied at
- *                         commit (installs the store's pending hook)
+ *                         commit (installs the store's pending hook, and
+ *                         planner and executor hooks: no parallel worker
+ *                         while a transaction has pending changes)
  *     cuckoo_track_catalog.c  trackings, triggers, roles of the living filters
  *     cuckoo_store_change.c cuckoo_store_probe.c cuckoo_store_create.c  (SQL)
  *                         the stored filters: changes, probes, create/info

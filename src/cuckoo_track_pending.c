@@ -4,7 +4,9 @@
  *     (track_queue), applied at commit by the transaction callbacks
  *     (cuckoo_store_apply), dropped by an aborted subtransaction, and shown
  *     to the store's probes through the hook it installs (track_init,
- *     store_pending_hook in cuckoo_store.h).
+ *     store_pending_hook in cuckoo_store.h); and the planner and executor
+ *     hooks that keep parallel workers, which cannot see them, out of a
+ *     transaction that has some.
  */
 #include "cuckoo.h"
 
@@ -24,12 +26,12 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
-#include "optimizer/cost.h"
+#include "executor/executor.h"
+#include "optimizer/planner.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -133,6 +135,15 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 	PendingStore *e;
 	int32		level = GetCurrentTransactionNestLevel();
 
+	/*
+	 * Workers already running would not see the change (parallel mode
+	 * forbids the writes that queue changes, so only a function wrongly
+	 * marked PARALLEL SAFE can get here).
+	 */
+	if (IsInParallelMode())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("cannot change a cuckoo store during a parallel operation")));
 	if (!pending_callbacks)
 	{
 		RegisterXactCallback(pending_xact_callback, NULL);
@@ -190,21 +201,6 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 	if (l->n == 0)
 		return;
 
-	/*
-	 * No parallel worker from here to the end of the transaction: a worker
-	 * cannot see changes that are not applied yet, so its probes of the
-	 * store would miss them.  Plans made from now on have no Gather, and
-	 * those made before get no worker (their leader runs them).
-	 */
-	if (max_parallel_workers != 0 || max_parallel_workers_per_gather != 0)
-	{
-		(void) set_config_option("max_parallel_workers_per_gather", "0",
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
-								 true, 0, false);
-		(void) set_config_option("max_parallel_workers", "0",
-								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_LOCAL,
-								 true, 0, false);
-	}
 	if (e->n + l->n > e->cap)
 	{
 		int64		cap = Max(e->cap * 2, e->n + l->n);
@@ -400,6 +396,34 @@ pending_error_context(void *arg)
 }
 
 /*
+ * Rethrows the error being handled; a deadlock gets a hint.  The commit
+ * locks segments in one order, so a deadlock at commit means that another
+ * transaction holds a segment it took outside that order: a direct change
+ * of the store (cuckoo_store_add, _remove and their forms lock a segment
+ * at the call) or a statement on the store's table.
+ */
+static void
+pending_deadlock_hint(MemoryContext mcxt)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(mcxt);
+	edata = CopyErrorData();
+	if (edata->sqlerrcode != ERRCODE_T_R_DEADLOCK_DETECTED)
+	{
+		FreeErrorData(edata);
+		PG_RE_THROW();
+	}
+	FlushErrorState();
+	/* before PostgreSQL's own ("See server log for query details.") */
+	edata->hint = psprintf("A transaction that changes a tracked store directly (cuckoo_store_add, cuckoo_store_remove and their forms) "
+						   "locks that segment at the call, outside the order of the commit: change a tracked store directly "
+						   "in a transaction of its own, with one call (the _array forms lock their segments in order), or retry.%s%s",
+						   edata->hint ? " " : "", edata->hint ? edata->hint : "");
+	ReThrowError(edata);
+}
+
+/*
  * Applies every pending change (at pre-commit, pre-prepare): store by store
  * in OID order, each in one call, under the newest snapshot with the
  * isolation level read committed (a segment changed since the
@@ -415,6 +439,7 @@ pending_apply_all(void)
 		int			nv = 0,
 					k = 0;
 		int			save_iso = XactIsoLevel;
+		MemoryContext mcxt = CurrentMemoryContext;
 
 		/* a store that is itself tracked queues its own changes as we go */
 		if (round >= 100)
@@ -476,11 +501,13 @@ pending_apply_all(void)
 				pfree(l.c);
 			}
 		}
-		PG_FINALLY();
+		PG_CATCH();
 		{
 			XactIsoLevel = save_iso;
+			pending_deadlock_hint(mcxt);
 		}
 		PG_END_TRY();
+		XactIsoLevel = save_iso;
 		pfree(v);
 	}
 }
@@ -538,12 +565,116 @@ pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	}
 }
 
+/* ------------------------------------------------------------------------
+ * No parallel worker while the transaction has pending changes
+ * ------------------------------------------------------------------------
+ *
+ * A parallel worker cannot see them (they are in this backend's memory),
+ * so a probe of the store in a worker would miss them.  From the first
+ * pending change to the end of the transaction no plan is made parallel
+ * (the planner hook drops CURSOR_OPT_PARALLEL_OK) and no plan runs with
+ * workers (the executor hook runs a plan made parallel before, a cached
+ * plan, without parallel mode: its Gather nodes launch no worker and the
+ * leader runs their plans).  Both are checked at each query, whatever the
+ * settings (a function's SET clause can restore any of them), and parallel
+ * mode is decided when the executor runs the plan (ExecutePlan, from
+ * PlannedStmt.parallelModeNeeded, PostgreSQL 13 to 19).  Changes are never
+ * queued in parallel mode (track_queue), so none can appear while workers
+ * run.
+ */
+static planner_hook_type prev_planner_hook = NULL;
+static ExecutorRun_hook_type prev_executor_run_hook = NULL;
+
+/* Has this transaction a pending change of any store? */
+static bool
+pending_any(void)
+{
+	for (PendingStore *e = pending; e != NULL; e = e->next)
+		if (e->n > 0)
+			return true;
+	return false;
+}
+
+#if PG_VERSION_NUM >= 190000
+static PlannedStmt *
+pending_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams, ExplainState *es)
+#else
+static PlannedStmt *
+pending_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams)
+#endif
+{
+	if ((cursorOptions & CURSOR_OPT_PARALLEL_OK) != 0 && pending_any())
+		cursorOptions &= ~CURSOR_OPT_PARALLEL_OK;
+#if PG_VERSION_NUM >= 190000
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams, es);
+	return standard_planner(parse, query_string, cursorOptions, boundParams, es);
+#else
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+#endif
+}
+
+#if PG_VERSION_NUM >= 180000
+#define RUN_ARGS(qd)	(qd), direction, count
+static void
+pending_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
+#else
+#define RUN_ARGS(qd)	(qd), direction, count, execute_once
+static void
+pending_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
+					 bool execute_once)
+#endif
+{
+	PlannedStmt *plan = queryDesc->plannedstmt;
+	PlannedStmt serial;
+
+	if (plan == NULL || !plan->parallelModeNeeded || !pending_any())
+	{
+		if (prev_executor_run_hook)
+			prev_executor_run_hook(RUN_ARGS(queryDesc));
+		else
+			standard_ExecutorRun(RUN_ARGS(queryDesc));
+		return;
+	}
+
+	/*
+	 * The plan may be cached and shared: this run reads a copy of its
+	 * statement that asks for no parallel mode (the plan tree itself is
+	 * the same), and the query descriptor gets the original back after.
+	 */
+	serial = *plan;
+	serial.parallelModeNeeded = false;
+	queryDesc->plannedstmt = &serial;
+	PG_TRY();
+	{
+		if (prev_executor_run_hook)
+			prev_executor_run_hook(RUN_ARGS(queryDesc));
+		else
+			standard_ExecutorRun(RUN_ARGS(queryDesc));
+	}
+	PG_FINALLY();
+	{
+		queryDesc->plannedstmt = plan;
+	}
+	PG_END_TRY();
+}
+
 /*
  * Installs the store's hook, so that a probe of a store sees this
- * transaction's pending changes of it (called by _PG_init).
+ * transaction's pending changes of it, and the planner's and executor's
+ * that keep parallel workers out of a transaction that has some (called by
+ * _PG_init).
  */
 void
 track_init(void)
 {
 	store_pending_hook = track_pending;
+	prev_planner_hook = planner_hook;
+	planner_hook = pending_planner;
+	prev_executor_run_hook = ExecutorRun_hook;
+	ExecutorRun_hook = pending_executor_run;
 }

@@ -17,7 +17,10 @@
 #   3. 4 clients under the load; the postmaster is killed with SIGKILL in the
 #      middle; after recovery nothing is missing.  Then PREPARE TRANSACTION:
 #      a prepared transaction's changes are in the store after COMMIT
-#      PREPARED, and gone after ROLLBACK PREPARED.
+#      PREPARED, and gone after ROLLBACK PREPARED; until then it holds its
+#      segments (another commit changing one waits).  A transaction that
+#      also changes the store directly (cuckoo_store_add) can deadlock with
+#      another at commit: 40P01 with a hint, nothing missing after.
 #   4. pg_dump -Fc | pg_restore into a new database: the trackings (a table
 #      and a partitioned table, two levels, a partition attached with rows)
 #      and their triggers are restored, nothing is missing, and the restored
@@ -271,10 +274,78 @@ if [ "$(q load "SHOW max_prepared_transactions")" -gt 0 ]; then
   q load "ROLLBACK PREPARED 'cuckoo_track_2pc_b'" >/dev/null
   check "2PC: COMMIT PREPARED adds its value, ROLLBACK PREPARED nothing" "t|$((items0 + 1))" \
     "$(q load "SELECT cuckoo_store_contains('s', 6000001::bigint), (SELECT items FROM cuckoo_store_info('s'))")"
+  # a prepared transaction holds the segments it changed until COMMIT
+  # PREPARED: another commit that changes one of them waits (here until
+  # its lock_timeout, at its commit, rolled back whole)
+  printf '%s\n' "BEGIN;" "INSERT INTO items VALUES (950004, 6000004, 'p');" \
+    "PREPARE TRANSACTION 'cuckoo_track_2pc_c';" | psql -X -q -v ON_ERROR_STOP=1 -d load
+  out=$(printf '%s\n' "SET lock_timeout = '500ms';" "INSERT INTO items VALUES (950005, 6000004, 'w');" |
+        psql -X -q -d load 2>&1)
+  check "2PC: a commit that changes a segment the prepared transaction holds waits (55P03 at its commit)" 2 \
+    "$(grep -cE 'lock timeout|applying, at commit' <<<"$out")"
+  check "2PC: ... and is rolled back whole" 0 "$(q load "SELECT count(*) FROM items WHERE id = 950005")"
+  q load "COMMIT PREPARED 'cuckoo_track_2pc_c'" >/dev/null
+  q load "INSERT INTO items VALUES (950005, 6000004, 'w')" >/dev/null
+  check "2PC: after COMMIT PREPARED the value's two rows are found, both counted" "t|$((items0 + 3))" \
+    "$(q load "SELECT cuckoo_store_contains('s', 6000004::bigint), (SELECT items FROM cuckoo_store_info('s'))")"
+  # a delete prepared then rolled back leaves the value; committed, removes it
+  printf '%s\n' "BEGIN;" "DELETE FROM items WHERE id IN (950001, 950004);" \
+    "PREPARE TRANSACTION 'cuckoo_track_2pc_d';" | psql -X -q -v ON_ERROR_STOP=1 -d load
+  q load "ROLLBACK PREPARED 'cuckoo_track_2pc_d'" >/dev/null
+  check "2PC: ROLLBACK PREPARED of a delete: the values stay" "t|t|$((items0 + 3))" \
+    "$(q load "SELECT cuckoo_store_contains('s', 6000001::bigint), cuckoo_store_contains('s', 6000004::bigint), (SELECT items FROM cuckoo_store_info('s'))")"
+  printf '%s\n' "BEGIN;" "DELETE FROM items WHERE id IN (950001, 950004);" \
+    "PREPARE TRANSACTION 'cuckoo_track_2pc_e';" | psql -X -q -v ON_ERROR_STOP=1 -d load
+  q load "COMMIT PREPARED 'cuckoo_track_2pc_e'" >/dev/null
+  check "2PC: COMMIT PREPARED of a delete: one copy each out, the other row's value found" "t|$((items0 + 1))" \
+    "$(q load "SELECT cuckoo_store_contains('s', 6000004::bigint), (SELECT items FROM cuckoo_store_info('s'))")"
   verify "after PREPARE TRANSACTION" load
 else
   echo "# 2PC: max_prepared_transactions is 0 after the restart, not tested"
 fi
+
+# 3c. A transaction that also changes a tracked store directly
+# (cuckoo_store_add) locks that segment at the call, outside the commit's
+# order: two such transactions, each with a tracked insert of the value the
+# other adds directly, deadlock at their commits (40P01, with the commit's
+# context and a hint); the other commits, nothing is missing.
+seg_of() {  # seg_of VALUE: the segment of s that VALUE goes to
+  printf '%s\n' "BEGIN;" "SELECT cuckoo_store_add('s', $1::bigint);" \
+    "SELECT segment FROM s WHERE xmin = pg_catalog.xid(pg_catalog.pg_current_xact_id());" "ROLLBACK;" |
+    psql -X -qAt -v ON_ERROR_STOP=1 -d load | tail -n 1
+}
+va=7000001
+vb=7000002
+while [ "$(seg_of $vb)" = "$(seg_of $va)" ]; do vb=$((vb + 1)); done
+# both direct calls are made before either commits: each session, after
+# its call, takes an advisory lock and waits until the other has its own
+barrier="SELECT pg_advisory_lock(k) FROM (VALUES (%s)) v(k);
+DO \$\$ BEGIN
+  FOR i IN 1 .. 1200 LOOP
+    EXIT WHEN (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+               AND objid IN (22001, 22002)) = 2;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END \$\$;"
+direct_txn() {  # direct_txn ID TRACKED DIRECT LOCK
+  printf '%s\n' "BEGIN;" "INSERT INTO items VALUES ($1, $2, 'd');" \
+    "SELECT cuckoo_store_add('s', $3::bigint);" "$(printf "$barrier" "$4")" "COMMIT;" |
+    psql -X -q -d load >"$work/direct_$1.log" 2>&1
+}
+direct_txn 960001 $va $vb 22001 &
+pa=$!
+direct_txn 960002 $vb $va 22002 &
+pb=$!
+wait $pa $pb
+cat "$work/direct_960001.log" "$work/direct_960002.log" >"$work/direct.log"
+check "direct and tracked changes in two transactions: one deadlock (40P01)" 1 \
+  "$(grep -c 'deadlock detected' "$work/direct.log")"
+check "the deadlock is at a commit, with its context and the hint" "1|1" \
+  "$(grep -c 'applying, at commit' "$work/direct.log")|$(grep -c 'HINT:.*change a tracked store directly in a transaction of its own' "$work/direct.log")"
+check "the other transaction committed" 1 "$(q load "SELECT count(*) FROM items WHERE id IN (960001, 960002)")"
+grep -E "ERROR|HINT|CONTEXT" "$work/direct.log" | head -6 | sed 's/^/#   /'
+verify "after the direct changes' deadlock" load
 
 # 4. dump and restore, with a tracked partitioned table (two levels, a
 # partition attached with rows) beside the tracked table
