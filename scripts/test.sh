@@ -52,8 +52,14 @@ restored=
 restore() {
   [ -n "$restored" ] && return
   restored=1
-  local p
-  for p in "${lane_pids[@]}"; do kill -0 "$p" 2>/dev/null && kill_tree "$p"; done
+  local i
+  # a lane still running (the run was stopped): ended, its lines so far shown
+  for i in "${!lane_pids[@]}"; do
+    kill -0 "${lane_pids[i]}" 2>/dev/null || continue
+    kill_tree "${lane_pids[i]}"
+    echo "# lane ${lane_names[i]}, stopped; its lines so far:"
+    sed 's/^/    /' "$log/lane-${lane_names[i]}.out" 2>/dev/null
+  done
   [ -n "${guest_saved:-}" ] && guest_restore "$log/guest"
 }
 trap restore EXIT
