@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 # that run at the same time use 25000 + MAJOR and 26000 + MAJOR
 # (scripts/matrix.sh), 25100 + MAJOR (test/package.sh) and 25200 + MAJOR
 # (test/pgxn/dist.sh).
-PGV_PORT="${PGV_PORT:-$((20000 + $$ % 4000))}"
+export PGV_PORT="${PGV_PORT:-$((20000 + $$ % 4000))}"
 . test/lib.sh
 . test/guest.sh
 export PG_CONFIG
