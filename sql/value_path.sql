@@ -45,7 +45,7 @@ SELECT name, (cuckoo_info(f)).format_version, (cuckoo_info(f)).items,
 -- answers, keys present (1 .. items) and absent (beyond; the growing filters
 -- carry the address budget, so among 8,065 absent keys they match none).
 -- Every 31st key by slices, every 124th whole: a whole read copies the
--- whole value (267 to 433 kB; 1.4 ms under ASan), so the number of whole
+-- whole value (267 to 433 kB; 0.7 ms under ASan), so the number of whole
 -- reads is what the test's time is made of (every 7th key both ways: 38 s,
 -- 57,143 keys of each filter)
 SET cuckoo.slice_read_max_keys = 2147483647;
