@@ -34,9 +34,9 @@ failed=0
 
 # Three lanes share the 2 cores (docs/CONTRIBUTING.md, "The test command's
 # time"): "private" (core unit tests, fuzzers, pg_regress plain and under
-# ASan, the README, the Citus emulation: private trees only), "system" (the
-# cluster tests, the clients, the PGXN archive and the Debian package: the
-# system install) and "matrix" (the Debian trees: debootstrap, which waits on
+# ASan, the Citus emulation: private trees only), "system" (the cluster
+# tests, the README's examples, the clients, the PGXN archive and the Debian
+# package: the system install) and "matrix" (the Debian trees: debootstrap, which waits on
 # the network and the disk, then the tests in them).  A lane is a background
 # subshell with counts of its own; its lines are printed when it ends, in
 # this order.
@@ -76,8 +76,8 @@ lane() {
     echo "$passed $failed" >"$log/lane-$name.counts" ) >"$log/lane-$name.out" 2>&1 &
   lane_pids+=($!); lane_names+=("$name")
 }
-# join NAME: waits for lane NAME, prints its lines, adds its counts
-join() {
+# join_lane NAME: waits for lane NAME, prints its lines, adds its counts
+join_lane() {
   local i p f
   for i in "${!lane_names[@]}"; do
     [ "${lane_names[i]}" = "$1" ] || continue
@@ -261,10 +261,10 @@ done
 }
 lane system lane_system
 
-join private
-join system
+join_lane private
+join_lane system
 echo "# PostgreSQL $PG_MAJOR (host): $passed passed, $failed failed ($(($(date +%s) - suite_t0)) s)"
-join matrix
+join_lane matrix
 
 # The guest leaves: the cuckoo files and packages of before the run, and
 # nothing else of cuckoo, are installed.
