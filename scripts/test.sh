@@ -3,9 +3,10 @@
 # unit tests (plain and under ASan+UBSan) and fuzzers, the pg_regress suite
 # (in a private install tree), the README's examples, the pg_dump/restore
 # test, the postgres_fdw sharding test and the other cluster tests against
-# throwaway clusters, the PGXN archive and the Debian package, then the
+# throwaway clusters, the PGXN archive and the Debian package, and the
 # other PostgreSQL versions in Debian trees (scripts/matrix.sh; PG_MATRIX=""
-# skips them), and ends with the line "N passed, N failed".
+# skips them), in three lanes at once (below), and ends with the line
+# "N passed, N failed".
 #
 # A guest (test/guest.sh): it installs cuckoo into the system PostgreSQL tree
 # ("make install", for the cluster tests) and installs and purges the Debian
@@ -16,34 +17,79 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # PG_MAJOR, PG_CONFIG and PGV_PORT (a temporary cluster's port of its own, so
-# that runs can overlap)
+# that runs can overlap).  The host's port is kept below 24000: the parts
+# that run at the same time use 25000 + MAJOR and 26000 + MAJOR
+# (scripts/matrix.sh), 25100 + MAJOR (test/package.sh) and 25200 + MAJOR
+# (test/pgxn/dist.sh).
+export PGV_PORT="${PGV_PORT:-$((20000 + $$ % 4000))}"
 . test/lib.sh
 . test/guest.sh
-bash scripts/install-deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 export PG_CONFIG
 log=${TEST_LOG_DIR:-$PWD/test-logs/test-$(date -u +%Y%m%d-%H%M%S)}
 mkdir -p "$log" && log=$(cd "$log" && pwd)
 echo "# logs: $log"
-echo "# this run changes the system install of PostgreSQL $PG_MAJOR (make install, the Debian package)"
-echo "# and puts back what was there at the end"
-guest_save "$log/guest" || { echo "not ok - save the installed cuckoo files"; echo "0 passed, 1 failed"; exit 1; }
+suite_t0=$(date +%s)
+passed=0
+failed=0
+
+# Three lanes share the 2 cores (docs/CONTRIBUTING.md, "The test command's
+# time"): "private" (core unit tests, fuzzers, pg_regress plain and under
+# ASan, the Citus emulation: private trees only), "system" (the cluster
+# tests, the README's examples, the clients, the PGXN archive and the Debian
+# package: the system install) and "matrix" (the Debian trees: debootstrap, which waits on
+# the network and the disk, then the tests in them).  A lane is a background
+# subshell with counts of its own; its lines are printed when it ends, in
+# this order.
+lane_pids=()
+lane_names=()
+# kill_tree PID: PID and the processes it started
+kill_tree() {
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do kill_tree "$c"; done
+  kill "$1" 2>/dev/null
+}
 restored=
 restore() {
   [ -n "$restored" ] && return
   restored=1
-  guest_restore "$log/guest"
+  local i
+  # a lane still running (the run was stopped): ended, its lines so far shown
+  for i in "${!lane_pids[@]}"; do
+    kill -0 "${lane_pids[i]}" 2>/dev/null || continue
+    kill_tree "${lane_pids[i]}"
+    echo "# lane ${lane_names[i]}, stopped; its lines so far:"
+    sed 's/^/    /' "$log/lane-${lane_names[i]}.out" 2>/dev/null
+  done
+  [ -n "${guest_saved:-}" ] && guest_restore "$log/guest"
 }
 trap restore EXIT
 trap 'exit 130' INT TERM
-passed=0
-failed=0
 
-# --- Versions (issue 10): Debian trees for PostgreSQL 13, 17, 18 and 19
-# (scripts/matrix.sh; PG_MATRIX="" skips them) are built while the host
-# suite runs; they are tested at the end.
-suite_t0=$(date +%s)
-bash scripts/matrix.sh prepare >"$log/matrix_prepare.log" 2>&1 &
-matrix_pid=$!
+# lane NAME FUNCTION: runs FUNCTION in the background; its lines go to
+# $log/lane-NAME.out, its counts to $log/lane-NAME.counts
+lane() {
+  local name=$1 fn=$2
+  ( trap - EXIT INT TERM
+    passed=0; failed=0; count_t0=$(date +%s); lane_t0=$count_t0
+    "$fn"
+    echo "# lane $name: $(($(date +%s) - lane_t0)) s"
+    echo "$passed $failed" >"$log/lane-$name.counts" ) >"$log/lane-$name.out" 2>&1 &
+  lane_pids+=($!); lane_names+=("$name")
+}
+# join_lane NAME: waits for lane NAME, prints its lines, adds its counts
+join_lane() {
+  local i p f
+  for i in "${!lane_names[@]}"; do
+    [ "${lane_names[i]}" = "$1" ] || continue
+    wait "${lane_pids[i]}"
+    cat "$log/lane-$1.out"
+    if read -r p f 2>/dev/null <"$log/lane-$1.counts"; then
+      passed=$((passed + p)); failed=$((failed + f))
+    else
+      echo "not ok - lane $1 ended without its counts"; failed=$((failed + 1))
+    fi
+  done
+}
 
 # step NAME COMMAND...: one pass or fail, output kept in $log/NAME.log
 step() {
@@ -57,7 +103,7 @@ step() {
 }
 
 # count NAME FILE: adds the "N passed, N failed" line a runner printed, with
-# the seconds since the previous count (where the suite's time goes)
+# the seconds since the previous count in its lane (where the suite's time goes)
 count_t0=$(date +%s)
 count() {
   local line p f now
@@ -71,10 +117,47 @@ count() {
   passed=$((passed + p)); failed=$((failed + f))
 }
 
+# --- Versions (issue 10): Debian trees for PostgreSQL 13, 17, 18 and 19
+# (scripts/matrix.sh; PG_MATRIX="" skips them), built from the start (while
+# the host's packages install and its suite runs) and tested as soon as they
+# are ready.  debootstrap comes first, alone: the host's apt-get and
+# scripts/matrix.sh's would otherwise wait on each other's locks.
+lane_matrix() {
+  local t
+  t=$(date +%s)
+  bash scripts/matrix.sh prepare >"$log/matrix_prepare.log" 2>&1
+  grep -E '^(# tree|    )' "$log/matrix_prepare.log"
+  echo "# the trees took $(($(date +%s) - t)) s"
+  count_t0=$(date +%s)
+  bash scripts/matrix.sh test >"$log/matrix.log" 2>&1
+  grep -E '^(not ok|# PostgreSQL|    )' "$log/matrix.log"
+  count matrix "$log/matrix.log"
+}
+read -r -a matrix_majors <<<"${PG_MATRIX-13 17 18 19}"
+if [ ${#matrix_majors[@]} -gt 0 ]; then
+  command -v debootstrap >/dev/null || {
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null 2>&1 ||
+      { apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends debootstrap >/dev/null; }
+  }
+  lane matrix lane_matrix
+fi
+
+bash scripts/install-deps.sh --test || { echo "not ok - scripts/install-deps.sh --test"; echo "0 passed, 1 failed"; exit 1; }
+echo "# this run changes the system install of PostgreSQL $PG_MAJOR (make install, the Debian package)"
+echo "# and puts back what was there at the end"
+guest_save "$log/guest" || { echo "not ok - save the installed cuckoo files"; echo "0 passed, 1 failed"; exit 1; }
+guest_saved=1
+
 make -s clean >/dev/null 2>&1 || true
 step build make PG_CONFIG="$PG_CONFIG" COPT=-Werror
 step install make PG_CONFIG="$PG_CONFIG" install
 
+# --- The "private" lane: nothing here reads or changes the system install.
+lane_private() {
+# the private servers listen on no TCP port (their sockets are in private
+# directories): a port of their own all the same
+PGV_PORT=$((PGV_PORT + 1))
 # Core unit tests: optimised, then under the address and UB sanitizers.
 make -s -C test/unit clean >/dev/null 2>&1 || true
 make -s -C test/unit run >"$log/unit.log" 2>&1
@@ -104,13 +187,6 @@ bash test/regress_private.sh >"$log/regress.log" 2>&1
 grep -E '^not ok|^#   ' "$log/regress.log" | head -n 60 | sed 's/^/    /'
 count regress "$log/regress.log"
 
-# The README's examples, as pasted: its sql blocks in a fresh database, its
-# python and js blocks with the install steps it gives (test/readme.sh; a
-# private server with this build, not the system install).
-env -u PGHOST -u PGPORT -u PGDATABASE bash test/readme.sh >"$log/readme.log" 2>&1
-grep -E '^not ok|^# skip|^#   ' "$log/readme.log" | head -n 40 | sed 's/^/    /'
-count readme "$log/readme.log"
-
 # The pg_regress suite again, against a private server that has loaded a
 # cuckoo.so built with ASan+UBSan (docs/MEMORY_CHECKS.md; the system install
 # is not touched).  valgrind: bash test/memcheck/regress_valgrind.sh, by hand (~30 min).
@@ -120,6 +196,12 @@ count regress_asan "$log/regress_asan.log"
 
 # Citus's aggregate calling convention, emulated by a test-only module in a private tree (~10 s).
 bash test/cluster/citus_emulation.sh >"$log/citus_emulation.log" 2>&1; grep '^not ok' "$log/citus_emulation.log" | sed 's/^/    /'; count citus_emulation "$log/citus_emulation.log"
+}
+lane private lane_private
+
+# --- The "system" lane: the system install of $PG_MAJOR (the cluster tests
+# use what "make install" put there; test/pgxn/dist.sh and test/package.sh
+# replace it, so they come last).
 
 # in_cluster NAME SHOW SCRIPT: runs test/cluster/SCRIPT in a throwaway cluster of its
 # own, shows its lines matching SHOW (and every "not ok"), adds its summary.
@@ -130,6 +212,7 @@ in_cluster() {
   count "$name" "$log/$name.log"
 }
 
+lane_system() {
 # pg_dump / pg_restore round trip.
 in_cluster dump_restore '^not ok' dump_restore.sh
 # Sharding with postgres_fdw: filters built on the shards, unioned centrally.
@@ -148,6 +231,14 @@ in_cluster recv_mutations '^# [0-9]+ values' recv_mutations.sh
 # no error, no false negative, measured rate at or below the target (~30 s).
 in_cluster growth_million '^# (target|growth)' growth_million.sh
 
+# The README's examples, as pasted: its sql blocks in a fresh database, its
+# python and js blocks with the install steps it gives (test/readme.sh; a
+# private server with this build, not the system install; in this lane, as
+# its npm install and the clients' "npm ci" must not overlap).
+env -u PGHOST -u PGPORT -u PGDATABASE bash test/readme.sh >"$log/readme.log" 2>&1
+grep -E '^not ok|^# skip|^#   ' "$log/readme.log" | head -n 40 | sed 's/^/    /'
+count readme "$log/readme.log"
+
 in_cluster clients '^# (python|js|clients)' clients.sh  # clients/python, clients/js against the server
 
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
@@ -161,21 +252,19 @@ LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster store '^# ' store.sh
 LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster track '^# ' track.sh
 
 # --- Versions and packaging (issue 10): PGXN metadata and release archive,
-# the Debian package on the host, then every other PostgreSQL version.
-echo "# host suite: $(($(date +%s) - suite_t0)) s"
+# the Debian package on the host.
 for t in "meta test/pgxn/meta.sh" "dist test/pgxn/dist.sh $PG_MAJOR" "package test/package.sh $PG_MAJOR"; do
   bash ${t#* } >"$log/${t%% *}.log" 2>&1
   grep -E '^(not ok|    )' "$log/${t%% *}.log"
   count "${t%% *}" "$log/${t%% *}.log"
 done
+}
+lane system lane_system
+
+join_lane private
+join_lane system
 echo "# PostgreSQL $PG_MAJOR (host): $passed passed, $failed failed ($(($(date +%s) - suite_t0)) s)"
-part_t0=$(date +%s)
-wait "$matrix_pid"
-grep -E '^(# tree|    )' "$log/matrix_prepare.log"
-echo "# waited $(($(date +%s) - part_t0)) s for the trees"
-bash scripts/matrix.sh test >"$log/matrix.log" 2>&1
-grep -E '^(not ok|# PostgreSQL|    )' "$log/matrix.log"
-count matrix "$log/matrix.log"
+join_lane matrix
 
 # The guest leaves: the cuckoo files and packages of before the run, and
 # nothing else of cuckoo, are installed.
