@@ -45,19 +45,38 @@ v2_item_removed(cf_filter *cf, uint32_t gen)
  * Item operations
  * ------------------------------------------------------------------------ */
 
-/* True when both buckets of the pair hold nothing but fp. */
+/*
+ * True when every slot of the pair holds an entry that matches the value
+ * (its fingerprint, spare bits a prefix of its address on that side): the
+ * value's copies, or entries that know too few bits to tell it apart.  Such
+ * entries never leave the pair: their alternate is the pair's other bucket
+ * (or unknown), and a split sends them with the value (or copies them).
+ * An entry of the fingerprint that does not match belongs to another value:
+ * it may have another alternate now, and a split separates it from this
+ * value, so the insert goes on (the kick walk, the victim, the splits).
+ * Without tails (t = 0, fixed) matching is the fingerprint, as in format 1.
+ */
 static bool
-pair_only_fp2(const cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
+pair_full_of_matches(const cf_filter *cf, const v2_hash *v, uint32_t i1, uint32_t r1,
+					 uint32_t i2, uint32_t r2)
 {
-	uint32_t	n = 0;
+	uint32_t	ah1 = v->a >> r1,
+				ah2 = v->a2 >> r2;
 
 	for (uint32_t j = 0; j < cf->b; j++)
-		n += (rd_slot(cf, i1, j) & cf->fp_mask) == fp;
+	{
+		uint32_t	e = rd_slot(cf, i1, j);
+
+		/* one bucket for both: an entry may be stored under either address */
+		if (!slot_match(cf, e, v->fp, ah1) && !(i2 == i1 && slot_match(cf, e, v->fp, ah2)))
+			return false;
+	}
 	if (i2 == i1)
-		return n == cf->b;
+		return true;
 	for (uint32_t j = 0; j < cf->b; j++)
-		n += (rd_slot(cf, i2, j) & cf->fp_mask) == fp;
-	return n == 2 * cf->b;
+		if (!slot_match(cf, rd_slot(cf, i2, j), v->fp, ah2))
+			return false;
+	return true;
 }
 
 cf_status
@@ -88,7 +107,7 @@ cf2_insert(cf_filter *cf, uint64_t h)
 		CF_ASSERT_HEADER(cf);
 		return CF_OK;
 	}
-	if (pair_only_fp2(cf, i1, i2, v.fp))
+	if (pair_full_of_matches(cf, &v, i1, r1, i2, r2))
 		return CF_TOO_MANY_COPIES;
 	if (victim_in_use(cf))
 	{
