@@ -45,6 +45,42 @@ v2_item_removed(cf_filter *cf, uint32_t gen)
  * Item operations
  * ------------------------------------------------------------------------ */
 
+/* True when both buckets of the pair hold nothing but fp. */
+static bool
+pair_only_fp2(const cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
+{
+	uint32_t	n = 0;
+
+	for (uint32_t j = 0; j < cf->b; j++)
+		n += (rd_slot(cf, i1, j) & cf->fp_mask) == fp;
+	if (i2 == i1)
+		return n == cf->b;
+	for (uint32_t j = 0; j < cf->b; j++)
+		n += (rd_slot(cf, i2, j) & cf->fp_mask) == fp;
+	return n == 2 * cf->b;
+}
+
+/* True when no entry of the pair has an alternate outside it (a kick walk
+ * from the pair cannot leave it). */
+static bool
+pair_closed(const cf_filter *cf, uint32_t i1, uint32_t i2)
+{
+	for (int side = 0; side < (i2 == i1 ? 1 : 2); side++)
+	{
+		uint32_t	i = side ? i2 : i1;
+
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	alt,
+						e2;
+
+			if (slot_alt(cf, i, rd_slot(cf, i, j), &alt, &e2) && alt != i1 && alt != i2)
+				return false;
+		}
+	}
+	return true;
+}
+
 /*
  * True when every slot of the pair holds an entry that matches the value
  * (its fingerprint, spare bits a prefix of its address on that side): the
@@ -107,8 +143,22 @@ cf2_insert(cf_filter *cf, uint64_t h)
 		CF_ASSERT_HEADER(cf);
 		return CF_OK;
 	}
-	if (pair_full_of_matches(cf, &v, i1, r1, i2, r2))
-		return CF_TOO_MANY_COPIES;
+	if (pair_only_fp2(cf, i1, i2, v.fp))
+	{
+		if (pair_full_of_matches(cf, &v, i1, r1, i2, r2))
+			return CF_TOO_MANY_COPIES;
+		/*
+		 * Other values of the fingerprint: when none of the entries can
+		 * leave the pair, a kick walk would only fill the victim slot; a
+		 * split of one of the buckets separates the values.
+		 */
+		if (pair_closed(cf, i1, i2))
+		{
+			if (!v2_split_pair(cf, i1, i2))
+				return CF_FULL;
+			return cf2_insert(cf, h);
+		}
+	}
 	if (victim_in_use(cf))
 	{
 		/*
