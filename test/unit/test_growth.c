@@ -2094,6 +2094,21 @@ test_pair_same_fp(int shape)
 					  stname(st));
 				goto done;
 			}
+			if (round == 1 && j == 3)
+			{
+				/* the ninth: no memory for the splits, so CF_FULL, unchanged */
+				before = malloc(G.cf.len);
+				CHECK(before, "out of memory");
+				memcpy(before, G.cf.buf, G.cf.len);
+				cf_realloc_hook = null_realloc;
+				st = cf_insert(&G.cf, h[j]);
+				cf_realloc_hook = NULL;
+				CHECK(st == CF_FULL && memcmp(before, G.cf.buf, G.cf.len) == 0,
+					  "the ninth entry without memory returned %s (want CF_FULL, bytes unchanged)",
+					  stname(st));
+				free(before);
+				before = NULL;
+			}
 			st = cf_insert(&G.cf, h[j]);
 			CHECK(st == CF_OK || st == CF_OK_STASHED, "round %u, value %u: %s (m %u)",
 				  round, j, stname(st), G.cf.m);
