@@ -329,6 +329,7 @@ extern bool v2_reserve(cf_filter *cf, uint64_t need) CF_HIDDEN;
 extern uint64_t v2_max_buckets(const cf_filter *cf) CF_HIDDEN;
 extern bool v2_grow(cf_filter *cf, uint64_t extra) CF_HIDDEN;
 extern void v2_relieve(cf_filter *cf) CF_HIDDEN;
+extern bool v2_split_pair(cf_filter *cf, uint32_t i1, uint32_t i2) CF_HIDDEN;
 
 /* cf_v2_validate.c */
 extern bool cf2_check_header(const void *buf, size_t len, char *err, size_t errlen) CF_HIDDEN;

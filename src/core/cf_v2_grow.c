@@ -306,17 +306,11 @@ v2_grow(cf_filter *cf, uint64_t extra)
 	return true;
 }
 
-/*
- * After a failed walk left an entry in the victim slot: split at most
- * max(m/8, min(m, 256)) more buckets, retrying the victim (directly after
- * every split, with kicks after the 1st, 2nd, 4th, 8th, ... split).  What is
- * still left stays in the victim slot (cf2_insert tries again before it
- * reports the filter full).
- */
 #define CF_V2_RELIEVE_CAP	4
 
-void
-v2_relieve(cf_filter *cf)
+/* The bucket count v2_relieve splits up to (and v2_split_pair). */
+static uint64_t
+v2_relieve_limit(const cf_filter *cf)
 {
 	/*
 	 * A small table may double: its victim's pair can be far from the split
@@ -326,7 +320,6 @@ v2_relieve(cf_filter *cf)
 	uint64_t	small = cf->m < 256 ? cf->m : 256;
 	uint64_t	extra = cf->m / 8 > small ? cf->m / 8 : small;
 	uint64_t	limit;
-	uint32_t	n = 0;
 
 	/*
 	 * With almost no kicks the victim goes back only into its own pair,
@@ -355,6 +348,62 @@ v2_relieve(cf_filter *cf)
 		if (limit > cap)
 			limit = cap;
 	}
+	return limit;
+}
+
+/* Splits until bucket i has been split: this round's, or the next's. */
+static uint64_t
+splits_until(const cf_filter *cf, uint32_t i)
+{
+	if (i >= cf->split && i < cf->base)
+		return (uint64_t) (i - cf->split) + 1;
+	return (uint64_t) (cf->base - cf->split) + i + 1;
+}
+
+/*
+ * A pair full of entries of one fingerprint, some of other values, none
+ * with an alternate outside the pair (cf2_insert): no kick can make room,
+ * only a split of one of its buckets, which separates the values by an
+ * address bit.  Splits up to the first of the two, within v2_relieve's
+ * limit.  False when that is beyond the limit, the size limit or the memory
+ * the hook gives (nothing changed), or a split was refused (the filter is
+ * valid, with the splits done before).
+ */
+bool
+v2_split_pair(cf_filter *cf, uint32_t i1, uint32_t i2)
+{
+	uint64_t	need = splits_until(cf, i1),
+				n2 = splits_until(cf, i2),
+				to;
+
+	if (n2 < need)
+		need = n2;
+	to = (uint64_t) cf->m + need;
+	if (!cf->grows || to > v2_relieve_limit(cf) || to > v2_max_buckets(cf) ||
+		!v2_reserve(cf, cf2_total_bytes(to, cf->b, cf->w, cf->g)))
+		return false;
+	while (cf->m < to)
+	{
+		uint32_t	copies;
+
+		if (!v2_split(cf, &copies))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * After a failed walk left an entry in the victim slot: split at most
+ * max(m/8, min(m, 256)) more buckets, retrying the victim (directly after
+ * every split, with kicks after the 1st, 2nd, 4th, 8th, ... split).  What is
+ * still left stays in the victim slot (cf2_insert tries again before it
+ * reports the filter full).
+ */
+void
+v2_relieve(cf_filter *cf)
+{
+	uint64_t	limit = v2_relieve_limit(cf);
+	uint32_t	n = 0;
 
 	while (victim_in_use(cf) && cf->m < limit)
 	{

@@ -60,6 +60,61 @@ pair_only_fp2(const cf_filter *cf, uint32_t i1, uint32_t i2, uint32_t fp)
 	return n == 2 * cf->b;
 }
 
+/* True when no entry of the pair has an alternate outside it (a kick walk
+ * from the pair cannot leave it). */
+static bool
+pair_closed(const cf_filter *cf, uint32_t i1, uint32_t i2)
+{
+	for (int side = 0; side < (i2 == i1 ? 1 : 2); side++)
+	{
+		uint32_t	i = side ? i2 : i1;
+
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	alt,
+						e2;
+
+			if (slot_alt(cf, i, rd_slot(cf, i, j), &alt, &e2) && alt != i1 && alt != i2)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * True when every slot of the pair holds an entry that matches the value
+ * (its fingerprint, spare bits a prefix of its address on that side): the
+ * value's copies, or entries that know too few bits to tell it apart.  Such
+ * entries never leave the pair: their alternate is the pair's other bucket
+ * (or unknown), and a split sends them with the value (or copies them).
+ * An entry of the fingerprint that does not match belongs to another value:
+ * it may have another alternate now, and a split separates it from this
+ * value, so the insert goes on (the kick walk, the victim, the splits).
+ * Without tails (t = 0, fixed) matching is the fingerprint, as in format 1.
+ */
+static bool
+pair_full_of_matches(const cf_filter *cf, const v2_hash *v, uint32_t i1, uint32_t r1,
+					 uint32_t i2, uint32_t r2)
+{
+	uint32_t	ah1 = v->a >> r1,
+				ah2 = v->a2 >> r2;
+
+	for (uint32_t j = 0; j < cf->b; j++)
+	{
+		uint32_t	e = rd_slot(cf, i1, j);
+
+		/* one bucket for both: an entry may be stored under either address */
+		if (!slot_match(cf, e, v->fp, ah1) && !(i2 == i1 && slot_match(cf, e, v->fp, ah2)))
+			return false;
+	}
+	if (i2 == i1)
+		return true;
+	for (uint32_t j = 0; j < cf->b; j++)
+		if (!slot_match(cf, rd_slot(cf, i2, j), v->fp, ah2))
+			return false;
+	return true;
+}
+
 cf_status
 cf2_insert(cf_filter *cf, uint64_t h)
 {
@@ -89,7 +144,21 @@ cf2_insert(cf_filter *cf, uint64_t h)
 		return CF_OK;
 	}
 	if (pair_only_fp2(cf, i1, i2, v.fp))
-		return CF_TOO_MANY_COPIES;
+	{
+		if (pair_full_of_matches(cf, &v, i1, r1, i2, r2))
+			return CF_TOO_MANY_COPIES;
+		/*
+		 * Other values of the fingerprint: when none of the entries can
+		 * leave the pair, a kick walk would only fill the victim slot; a
+		 * split of one of the buckets separates the values.
+		 */
+		if (pair_closed(cf, i1, i2))
+		{
+			if (!v2_split_pair(cf, i1, i2))
+				return CF_FULL;
+			return cf2_insert(cf, h);
+		}
+	}
 	if (victim_in_use(cf))
 	{
 		/*

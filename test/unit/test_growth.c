@@ -7,6 +7,7 @@
  */
 #include "unit.h"
 #include "cf_v2.h"
+#include "cf_store.h"
 
 /* A version-2 filter in a malloc'd buffer that the core may realloc. */
 typedef struct gfilt
@@ -2002,9 +2003,223 @@ done:
 	free(G.cf.buf);
 }
 
+/*
+ * Values that share a fingerprint and a bucket pair but differ in the
+ * address bits their entries keep (issue: a second copy of many values
+ * refused by a stored filter).  Five such values added twice need ten
+ * entries in a pair of eight slots.  The insert used to be refused with
+ * CF_TOO_MANY_COPIES as soon as the pair held only the fingerprint,
+ * although the entries of the other values leave the pair when a split
+ * separates them (or now, when their alternate is another bucket); only a
+ * pair whose every entry matches the value (the value's copies, or
+ * entries knowing too few bits to tell it apart) refuses.  shape 0: a
+ * store's segment (cuckoo_store_create.c), 1: cuckoo_create(..., expansion
+ * => 2), 2: a fixed version-2 filter (t = 0, which cannot tell the values
+ * apart: still refused, the bytes unchanged).
+ */
+static void
+test_pair_same_fp(int shape)
+{
+	gfilt		G = {{0}};
+	cf_params	p;
+	char		err[256] = "",
+				name[160];
+	uint64_t	h[5],
+				s = 0x5A17 + (uint64_t) shape;
+	uint32_t	n = 0,
+				fp = 0,
+				i1 = 0,
+				i2 = 0;
+	uint8_t    *before = NULL;
+	cf_status	st;
+	static const char *const what[] = {"a store's segment", "cuckoo_create(expansion 2)",
+	"a fixed version-2 filter (t 0)"};
+
+	t_begin();
+	if (shape == 2)
+		p = gparams(16, 6, 0, 0, 0);
+	else
+	{
+		CHECK(cf_params_growing(60, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err),
+			  "cf_params_growing: %s", err);
+		p.kind = CF_KIND_INTEGER;
+		if (shape == 0)
+		{
+			p.budget = false;
+			p.tail_bits = CF_V2_TAIL_BITS;
+		}
+	}
+	REQUIRE(gnew(&G, &p));
+	CHECK(G.cf.k == 0 && G.cf.split == 0, "the test wants an unsplit table of resolution 0");
+	/* five hashes of one fingerprint and pair, apart in the first 8 address bits */
+	while (n < 5)
+	{
+		uint64_t	x = sm64(&s);
+		v2_hash		v;
+		uint32_t	r,
+					b1,
+					b2;
+		bool		apart = true;
+
+		v2_parts(&G.cf, x, &v);
+		b1 = locate2(&G.cf, v.q, v.a, &r);
+		b2 = locate2(&G.cf, v.q2, v.a2, &r);
+		if (b1 == b2)
+			continue;
+		if (n == 0)
+		{
+			fp = v.fp;
+			i1 = b1;
+			i2 = b2;
+		}
+		else if (v.fp != fp || b1 != i1 || b2 != i2)
+			continue;
+		for (uint32_t j = 0; j < n; j++)
+			apart &= ((uint32_t) (h[j] >> 32) & 0xFF) != (v.a & 0xFF);
+		if (apart)
+			h[n++] = x;
+	}
+	for (uint32_t round = 0; round < 2; round++)
+		for (uint32_t j = 0; j < 5; j++)
+		{
+			if (shape == 2 && round == 1 && j == 3)
+			{
+				/* the ninth entry: the pair holds eight of the fingerprint */
+				before = malloc(G.cf.len);
+				CHECK(before, "out of memory");
+				memcpy(before, G.cf.buf, G.cf.len);
+				st = cf_insert(&G.cf, h[j]);
+				CHECK(st == CF_TOO_MANY_COPIES && memcmp(before, G.cf.buf, G.cf.len) == 0,
+					  "t 0: the ninth entry returned %s (want CF_TOO_MANY_COPIES, bytes unchanged)",
+					  stname(st));
+				goto done;
+			}
+			if (round == 1 && j == 3)
+			{
+				/* the ninth: no memory for the splits, so CF_FULL, unchanged */
+				before = malloc(G.cf.len);
+				CHECK(before, "out of memory");
+				memcpy(before, G.cf.buf, G.cf.len);
+				cf_realloc_hook = null_realloc;
+				st = cf_insert(&G.cf, h[j]);
+				cf_realloc_hook = NULL;
+				CHECK(st == CF_FULL && memcmp(before, G.cf.buf, G.cf.len) == 0,
+					  "the ninth entry without memory returned %s (want CF_FULL, bytes unchanged)",
+					  stname(st));
+				free(before);
+				before = NULL;
+			}
+			st = cf_insert(&G.cf, h[j]);
+			CHECK(st == CF_OK || st == CF_OK_STASHED, "round %u, value %u: %s (m %u)",
+				  round, j, stname(st), G.cf.m);
+		}
+	REQUIRE(gvalid(&G, "after the second copies"));
+	for (uint32_t j = 0; j < 5; j++)
+		CHECK(cf_count(&G.cf, h[j]) >= 2, "value %u counted %u times", j, cf_count(&G.cf, h[j]));
+	CHECK(cf_items(&G.cf) == 10, "items %llu", (unsigned long long) cf_items(&G.cf));
+	/* a pair full of one value's copies still refuses, unchanged */
+	for (uint32_t c = 0; c < 2 * G.cf.b; c++)
+	{
+		st = cf_insert(&G.cf, h[4] + 1);
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "copy %u of another value: %s", c + 1, stname(st));
+	}
+	before = malloc(G.cf.len);
+	CHECK(before, "out of memory");
+	memcpy(before, G.cf.buf, G.cf.len);
+	st = cf_insert(&G.cf, h[4] + 1);
+	CHECK(st == CF_TOO_MANY_COPIES && memcmp(before, G.cf.buf, G.cf.len) == 0,
+		  "copy %u returned %s (want CF_TOO_MANY_COPIES, bytes unchanged)", 2 * G.cf.b + 1, stname(st));
+	/* every copy removable */
+	for (uint32_t j = 0; j < 5; j++)
+		for (uint32_t c = 0; c < 2; c++)
+			CHECK(cf_remove(&G.cf, h[j]), "remove %u of value %u", c + 1, j);
+	for (uint32_t c = 0; c < 2 * G.cf.b; c++)
+		CHECK(cf_remove(&G.cf, h[4] + 1), "remove %u of the copied value", c + 1);
+	CHECK(cf_items(&G.cf) == 0, "items %llu after the removes", (unsigned long long) cf_items(&G.cf));
+	REQUIRE(gvalid(&G, "after the removes"));
+	t_set_note("m %u after the second copies", G.cf.m);
+done:
+	snprintf(name, sizeof name, "duplicates: five values of one fingerprint and pair added twice, %s",
+			 what[shape]);
+	t_end(name);
+	free(before);
+	free(G.cf.buf);
+}
+
+/*
+ * The issue's case in the core: cuckoo_store_create('p', 200000) makes 248
+ * segments of capacity 807; the integers 1 to 200,000 (hashed as the
+ * extension hashes int4) routed to them and added twice.  One second add
+ * was refused with CF_TOO_MANY_COPIES (value 124,944: four other values of
+ * its fingerprint and pair).
+ */
+static void
+test_store_twice(void)
+{
+	enum
+	{
+		NSEG = 248, N = 200000
+	};
+	cf_filter  *segs = calloc(NSEG, sizeof *segs);
+	cf_params	p;
+	char		err[256] = "";
+	uint64_t	grown = 0;
+
+	t_begin();
+	CHECK(segs, "out of memory");
+	CHECK(cf_params_growing(807, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err), "%s", err);
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		size_t		len = (size_t) cf_init_bytes(&p);
+		uint8_t    *buf = malloc(len);
+
+		CHECK(buf, "out of memory");
+		cf_init(buf, &p);
+		cf_open(&segs[g], buf, len);
+	}
+	for (uint32_t round = 0; round < 2; round++)
+		for (uint64_t v = 1; v <= N; v++)
+		{
+			uint64_t	hv = cf_hash_u64(v);
+			uint32_t	g = cf_store_segment(hv, NSEG);
+			cf_status	st = cf_insert(&segs[g], hv);
+
+			CHECK(st == CF_OK || st == CF_OK_STASHED, "add %u of value %llu (segment %u): %s",
+				  round + 1, (unsigned long long) v, g, stname(st));
+		}
+	for (uint64_t v = 1; v <= N; v++)
+	{
+		uint64_t	hv = cf_hash_u64(v);
+
+		CHECK(cf_count(&segs[cf_store_segment(hv, NSEG)], hv) >= 2, "value %llu counted less than twice",
+			  (unsigned long long) v);
+	}
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		char		why[256] = "";
+
+		CHECK(cf_validate(segs[g].buf, segs[g].len, why, sizeof why), "segment %u: %s", g, why);
+		grown += segs[g].m > p.num_buckets;
+	}
+	t_set_note("%llu of %d segments grew", (unsigned long long) grown, NSEG);
+done:
+	t_end("duplicates: a store for 200,000 (248 segments), 1..200,000 added twice");
+	if (segs)
+		for (uint32_t g = 0; g < NSEG; g++)
+			free(segs[g].buf);
+	free(segs);
+}
+
 void
 run_growth_tests(void)
 {
+	test_pair_same_fp(0);
+	test_pair_same_fp(1);
+	test_pair_same_fp(2);
+	test_store_twice();
 	test_budget_validate();
 	test_budget_narrowing();
 	test_budget_rotate();

@@ -772,19 +772,35 @@ export class FilterV2 extends Filter {
     }
   }
 
-  // after a walk left an entry in the victim slot: split up to
-  // max(m/8, min(m, 256)) more buckets (2m with fewer than 8 kicks),
-  // retrying the victim after the 1st, 2nd, 4th, ... split (v2_relieve)
-  _relieve() {
+  // the bucket count relieve splits up to (and _splitPair)
+  _relieveLimit() {
     const small = this.m < 256 ? this.m : 256;
     let extra = Math.max(Math.floor(this.m / 8), small);
     if (this.maxKicks < 8) extra = 2 * this.m;
-    let limit = this.m + extra + 1;
+    const limit = this.m + extra + 1;
     // proportional growth: at most 4x (8x with max_kicks < 8) the buckets
     // the items need at the growth load, plus 256
     const need = Math.floor(((this.items + 1) * 10 + 9 * this.b - 1) / (9 * this.b));
     const cap = (this.maxKicks < 8 ? 2 : 1) * 4 * need + 256;
-    if (limit > cap) limit = cap;
+    return limit > cap ? cap : limit;
+  }
+
+  // FORMAT 13.7 step 4b: splits until bucket i1 or i2 is split; false when
+  // beyond relieve's limit or the size limit (nothing changed) or a split
+  // was refused (the splits done stay) (v2_split_pair)
+  _splitPair(i1, i2) {
+    const until = (i) => (i >= this.split && i < this.base) ? i - this.split + 1 : this.base - this.split + i + 1;
+    const to = this.m + Math.min(until(i1), until(i2));
+    if (!this.grows || to > this._relieveLimit() || totalBytes2(to, this.b, this.w, this.g) > MAX_BYTES) return false;
+    while (this.m < to) if (this._split() < 0) return false;
+    return true;
+  }
+
+  // after a walk left an entry in the victim slot: split up to
+  // max(m/8, min(m, 256)) more buckets (2m with fewer than 8 kicks),
+  // retrying the victim after the 1st, 2nd, 4th, ... split (v2_relieve)
+  _relieve() {
+    const limit = this._relieveLimit();
     let n = 0;
     while (this.victimUsed && this.m < limit) {
       if (this._split() < 0) break;
@@ -822,7 +838,28 @@ export class FilterV2 extends Filter {
       this._itemAdded(gen);
       return OK;
     }
-    if (this._pairOnlyFp2(i1, i2, fp)) return TOO_MANY_COPIES;
+    if (this._pairOnlyFp2(i1, i2, fp)) {
+      // FORMAT 13.7 step 4: the value's own entries (all match) cannot leave
+      // the pair; other values' leave it by a kick or a split
+      const ah1 = a >>> r1, ah2 = a2 >>> r2;
+      let all = true, closed = true;
+      for (let j = 0; j < this.b; j++) {
+        const e = this._slot(i1, j);
+        if (!this._match(e, fp, ah1) && !(i2 === i1 && this._match(e, fp, ah2))) all = false;
+        if (i2 !== i1 && !this._match(this._slot(i2, j), fp, ah2)) all = false;
+      }
+      if (all) return TOO_MANY_COPIES;
+      for (const i of (i2 === i1 ? [i1] : [i1, i2])) {
+        for (let j = 0; j < this.b; j++) {
+          const alt = this._slotAlt(i, this._slot(i, j));
+          if (alt >= 0 && alt !== i1 && alt !== i2) closed = false;
+        }
+      }
+      if (closed) {
+        if (!this._splitPair(i1, i2)) return FULL;
+        return this._insert(hi, lo);
+      }
+    }
     if (this.victimUsed) {
       // a growing filter splits more buckets to place the victim left by
       // an earlier walk, then tries again; else (or if that did not free

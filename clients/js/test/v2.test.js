@@ -230,3 +230,19 @@ test('growing filters with 9 and 15 tail bits union both ways (cf2_union_into)',
     for (let i = 0; i < 2 * n; i++) assert.ok(u.contains(i), `false negative of ${i}`);
   }
 });
+
+test('second copies of values of one fingerprint and bucket pair (FORMAT 13.7 step 4)', () => {
+  // 1, 300, 2228, 3734 and 7364 share a fingerprint and a bucket pair of a
+  // growing filter of 20 buckets: twice each is ten entries for eight slots
+  const f = FilterV2.createGrowing(60);
+  const vals = [1, 300, 2228, 3734, 7364];
+  for (const v of [...vals, ...vals]) f.addInPlace(v);
+  assert.ok(f.info().buckets > 20);
+  assert.deepEqual(vals.map((v) => f.count(v)), [2, 2, 2, 2, 2]);
+  // one value's ninth copy: refused, the bytes unchanged
+  const g = FilterV2.createGrowing(60);
+  for (let i = 0; i < 8; i++) g.addInPlace(5);
+  const before = g.toBytes();
+  assert.throws(() => g.addInPlace(5), /too many times/);
+  assert.deepEqual(g.toBytes(), before);
+});

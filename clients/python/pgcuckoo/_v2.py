@@ -857,8 +857,8 @@ class _Mut:
                 break
             budget -= 1
 
-    def _relieve(self):
-        """v2_relieve: after a walk left the victim, split more buckets retrying it."""
+    def _relieve_limit(self):
+        """The bucket count relieve splits up to (and _split_pair)."""
         m = self.m
         small = m if m < 256 else 256
         extra = m // 8 if m // 8 > small else small
@@ -869,8 +869,28 @@ class _Mut:
         # buckets the items need at the growth load, plus 256
         need = ((self.items + 1) * SPLIT_DEN + SPLIT_NUM * self.b - 1) // (SPLIT_NUM * self.b)
         cap = (2 if self.max_kicks < 8 else 1) * RELIEVE_CAP * need + 256
-        if limit > cap:
-            limit = cap
+        return cap if limit > cap else limit
+
+    def _split_pair(self, i1, i2):
+        """FORMAT 13.7 step 4b: splits until bucket i1 or i2 is split; False
+        when beyond relieve's limit or the size limit (nothing changed) or a
+        split was refused (the splits done stay)."""
+        def until(i):
+            if self.split <= i < self.base:
+                return i - self.split + 1
+            return self.base - self.split + i + 1
+        to = self.m + min(until(i1), until(i2))
+        if (not self.grows or to > self._relieve_limit()
+                or total_bytes_2(to, self.b, self.w, self.g) > MAX_BYTES):
+            return False
+        while self.m < to:
+            if self._split() is None:
+                return False
+        return True
+
+    def _relieve(self):
+        """v2_relieve: after a walk left the victim, split more buckets retrying it."""
+        limit = self._relieve_limit()
         n = 0
         while self._buf[7] & FLAG_VICTIM and self.m < limit:
             if self._split() is None:
@@ -905,7 +925,23 @@ class _Mut:
             self._item_added(gen)
             return OK
         if self._pair_only_fp(i1, i2, fp):
-            return TOO_MANY_COPIES
+            # FORMAT 13.7 step 4: the value's own entries (all match) cannot
+            # leave the pair; other values' leave it by a kick or a split
+            ah1, ah2 = a >> r1, a2 >> r2
+            if (all(self._match(e, fp, ah1) or (i2 == i1 and self._match(e, fp, ah2))
+                    for e in self._slots(i1))
+                    and (i2 == i1 or all(self._match(e, fp, ah2) for e in self._slots(i2)))):
+                return TOO_MANY_COPIES
+            closed = True
+            for i in ((i1,) if i2 == i1 else (i1, i2)):
+                for e in self._slots(i):
+                    alt = self._slot_alt(i, e)
+                    if alt is not None and alt[0] != i1 and alt[0] != i2:
+                        closed = False
+            if closed:
+                if not self._split_pair(i1, i2):
+                    return FULL
+                return self._insert_hash(h)
         if self._buf[7] & FLAG_VICTIM:
             if (not self.grows or self.m >= self._max_buckets()
                     or total_bytes_2(self.m + 1, self.b, self.w, self.g) > MAX_BYTES):

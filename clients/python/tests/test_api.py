@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 import pgcuckoo
-from pgcuckoo import Filter, FilterFullError, build, cuckoo_hash
+from pgcuckoo import Filter, FilterFullError, build, create_growing, cuckoo_hash
 
 
 def test_numeric_scale_is_insignificant():
@@ -132,6 +132,25 @@ def test_too_many_copies():
         f.add(7)
     assert f.count(7) == 4
 
+
+
+def test_second_copies_one_fingerprint():
+    # 1, 300, 2228, 3734 and 7364 share a fingerprint and a bucket pair of a
+    # growing filter of 20 buckets: twice each is ten entries for eight slots
+    # (docs/FORMAT.md 13.7 step 4; sql/store_duplicates.sql)
+    f = create_growing(60)
+    vals = [1, 300, 2228, 3734, 7364]
+    for v in vals * 2:
+        f.add_in_place(v)
+    assert f.info()["buckets"] > 20
+    assert [f.count(v) for v in vals] == [2] * 5
+    g = create_growing(60)
+    for _ in range(8):
+        g.add_in_place(5)
+    before = g.to_bytes()
+    with pytest.raises(FilterFullError, match="too many times"):
+        g.add_in_place(5)
+    assert g.to_bytes() == before
 
 def test_union_errors():
     a, b = build(range(10)), build(range(1000))
