@@ -11,6 +11,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -46,12 +47,136 @@ detoast_to_keep(FunctionCallInfo fcinfo, Datum d)
 }
 
 /*
+ * Stored filters read whole, kept per call site (CallSiteCache.whole).
+ *
+ * The key is the value's whole TOAST pointer (struct varatt_external, 16
+ * bytes without padding: its size, its stored size, its value OID and its
+ * TOAST table's OID), compared with memcmp.  Equal pointers are the same
+ * value, for as long as a call site lives, by these facts of PostgreSQL's
+ * source:
+ * - A value is never changed in place: an UPDATE that changes it stores a
+ *   new value under a new value OID (toast_save_datum), and one that leaves
+ *   it alone keeps the old pointer and the old bytes.  A table rewrite
+ *   (VACUUM FULL, CLUSTER) keeps the TOAST table's OID and each value's OID
+ *   for the same bytes (toast_save_datum's rd_toastoid case).
+ * - A new value's OID is drawn from the cluster-wide OID counter until one
+ *   is found that no chunk in the TOAST table's index carries, dead or alive
+ *   (GetNewOidWithIndex scans with SnapshotAny).  So an OID comes back for
+ *   another value only after VACUUM has removed every chunk of the old one
+ *   and the counter has gone round all 2^32 OIDs.
+ * - VACUUM removes a chunk only once it is dead to every snapshot a backend
+ *   holds (the xmin horizon).  A query keeps the snapshot its rows were read
+ *   under, so within one query a value read is never removed, and no OID of
+ *   it is reused, whatever VACUUM runs meanwhile.  The cache lives in the
+ *   call's FmgrInfo: one query's execution, or for a PL/pgSQL simple
+ *   expression the transaction; across statements of a READ COMMITTED
+ *   transaction a value could be removed, but its OID would then have to
+ *   come round the whole counter before the transaction ends, into the same
+ *   TOAST table and with the same sizes.
+ * A different row's value has another pointer, so it is never answered from
+ * another's copy.
+ */
+static inline WholeValue *
+whole_find(CallSiteCache *cc, const struct varatt_external *ptr)
+{
+	if (cc->whole == NULL)
+		return NULL;
+	if (cc->whole[cc->whole_last].value != NULL &&
+		memcmp(&cc->whole[cc->whole_last].ptr, ptr, sizeof(*ptr)) == 0)
+		return &cc->whole[cc->whole_last];
+	for (int i = 0; i <= ARG_WHOLE_KEPT; i++)
+	{
+		if (i == cc->whole_n)
+			i = ARG_WHOLE_KEPT;	/* past the kept ones: the replaced slot */
+		if (cc->whole[i].value != NULL &&
+			memcmp(&cc->whole[i].ptr, ptr, sizeof(*ptr)) == 0)
+		{
+			cc->whole_last = i;
+			return &cc->whole[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Reads the stored filter d (pointer ptr) whole and keeps it.  Kept for the
+ * call site's life while the kept values fit in work_mem (at most
+ * ARG_WHOLE_KEPT of them), so that a call site meeting a few stored filters
+ * in turn, row after row (a join, a LATERAL subquery flattened into one),
+ * reads each of them once; any other goes to one more slot, replaced by the
+ * next such value (so a value larger than work_mem is still kept while it
+ * comes back row after row).  A kept value is never dropped for a newer one:
+ * with values met in a cycle, dropping the oldest would miss every time.
+ */
+static WholeValue *
+whole_read(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
+		   const struct varatt_external *ptr)
+{
+	/* the value's size as its pointer records it (compressed or not) */
+	Size		bytes = (Size) ptr->va_rawsize;
+	bool		kept;
+	WholeValue *e;
+
+	if (cc->whole == NULL)
+		cc->whole = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+										   sizeof(WholeValue) * (ARG_WHOLE_KEPT + 1));
+	kept = cc->whole_n < ARG_WHOLE_KEPT &&
+		cc->whole_bytes + bytes <= (Size) work_mem * 1024;
+	e = &cc->whole[kept ? cc->whole_n : ARG_WHOLE_KEPT];
+	if (e->value != NULL)
+	{
+		/* the replaced value is freed first: peak memory as 1.2's */
+		pfree(e->value);
+		e->value = NULL;
+	}
+	e->value = detoast_to_keep(fcinfo, d);
+	e->ptr = *ptr;
+	if (kept)
+	{
+		cc->whole_n++;
+		cc->whole_bytes += bytes;
+	}
+	elog(DEBUG1, "cuckoo: a call site read a stored filter of %zu bytes whole (%s)",
+		 (size_t) CUCKOO_BYTES_LEN(e->value),
+		 kept ? "kept" : "kept until the next one");
+	e->view_open = false;
+	cc->whole_last = e - cc->whole;
+	return e;
+}
+
+/* The stored filter d (pointer ptr), read whole once per call site. */
+static WholeValue *
+whole_get(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
+		  const struct varatt_external *ptr)
+{
+	WholeValue *e = whole_find(cc, ptr);
+
+	return e != NULL ? e : whole_read(fcinfo, cc, d, ptr);
+}
+
+/* The view of a stored filter read whole, opened and its kind checked once. */
+static const cf_filter *
+whole_view(WholeValue *e, ValueHasher *vh)
+{
+	if (unlikely(!e->view_open))
+	{
+		filter_open(&e->view, e->value);
+		e->view_kind_ok = filter_kind_matches(&e->view, vh);
+		e->view_open = true;
+	}
+	if (unlikely(!e->view_kind_ok))
+		filter_check_kind(&e->view, vh);	/* raises the error */
+	return &e->view;
+}
+
+/*
  * Argument argno as a read-only filter.  An out-of-line (TOASTed) value is
  * detoasted once per call site and kept in fn_extra, keyed by its TOAST
- * pointer, so probing row after row with the same stored filter costs no
- * detoasting and no copy; a compressed in-line value likewise, keyed by its
- * compressed bytes.  Whenever a kept value is replaced, the view made for it
- * is forgotten (the new value may be allocated at the same address).
+ * pointer (whole_read: a few such values are kept at once), so probing row
+ * after row with the same stored filter costs no detoasting and no copy; a
+ * compressed in-line value likewise, keyed by its compressed bytes.  Whenever
+ * the kept in-line value is replaced, the view made for it is forgotten (the
+ * new value may be allocated at the same address).
  */
 CuckooFilter *
 arg_filter(FunctionCallInfo fcinfo, int argno)
@@ -91,54 +216,38 @@ arg_filter(FunctionCallInfo fcinfo, int argno)
 
 	cc = arg_cache(fcinfo);
 	VARATT_EXTERNAL_GET_POINTER(ptr, raw);
-	if (cc->toast_valid &&
-		cc->toast_ptr.va_valueid == ptr.va_valueid &&
-		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
-		return cc->toast_value;
-
-	cc->view_value = NULL;
-	if (cc->toast_valid)
-	{
-		cc->toast_valid = false;
-		pfree(cc->toast_value);
-	}
-	cc->toast_value = detoast_to_keep(fcinfo, d);
-	cc->toast_ptr = ptr;
-	cc->toast_valid = true;
-	return cc->toast_value;
+	return whole_get(fcinfo, cc, d, &ptr)->value;
 }
 
 /*
  * Filter argument argno opened for probing with values hashed by vh (the
  * kind checked), as a view kept per call site.  Probing row after row with
  * one filter then costs, per row: for a stored (TOASTed) filter, comparing
- * its 16-byte TOAST pointer with the last one; for a compressed in-line one,
- * comparing its compressed bytes; for any other value, comparing its 48-byte
- * header with the last view's (the view holds only values derived from the
- * header, so only the buffer pointers change).  The view must not be
- * modified or kept beyond the call.
+ * its 16-byte TOAST pointer with the last one (and with the others kept, when
+ * a few come in turn); for a compressed in-line one, comparing its compressed
+ * bytes; for any other value, comparing its 48-byte header with the last
+ * view's (the view holds only values derived from the header, so only the
+ * buffer pointers change).  The view must not be modified or kept beyond the
+ * call.
  */
 const cf_filter *
 arg_probe_view(FunctionCallInfo fcinfo, int argno, ValueHasher *vh)
 {
 	CallSiteCache *cc = arg_cache(fcinfo);
-	struct varlena *raw = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	Datum		d = PG_GETARG_DATUM(argno);
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	CuckooFilter *v;
 	size_t		len;
 
-	if (cc->view_value != NULL && cc->view_value == cc->toast_value &&
-		VARATT_IS_EXTERNAL_ONDISK(raw))
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
-		/* the same stored filter as the last call? */
 		struct varatt_external ptr;
 
 		VARATT_EXTERNAL_GET_POINTER(ptr, raw);
-		if (ptr.va_valueid == cc->toast_ptr.va_valueid &&
-			ptr.va_toastrelid == cc->toast_ptr.va_toastrelid)
-			return &cc->view;
+		return whole_view(whole_get(fcinfo, cc, d, &ptr), vh);
 	}
 	v = arg_filter(fcinfo, argno);
-	if (v == cc->view_value && (v == cc->toast_value || v == cc->inline_value))
+	if (v == cc->view_value && v == cc->inline_value)
 		return &cc->view;		/* kept by us, unchanged: the view stands */
 
 	len = CUCKOO_BYTES_LEN(v);
@@ -307,10 +416,13 @@ arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
 	VARATT_EXTERNAL_GET_POINTER(ptr, raw);
 	if (VARATT_EXTERNAL_IS_COMPRESSED(ptr))
 		return arg_probe_view(fcinfo, argno, vh);
-	/* read whole here already */
-	if (cc->toast_valid && cc->toast_ptr.va_valueid == ptr.va_valueid &&
-		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
-		return arg_probe_view(fcinfo, argno, vh);
+	/* read whole at this call site already (and kept) */
+	{
+		WholeValue *e = whole_find(cc, &ptr);
+
+		if (e != NULL)
+			return whole_view(e, vh);
+	}
 
 	if (!(cc->slice_valid && cc->slice_ptr.va_valueid == ptr.va_valueid &&
 		  cc->slice_ptr.va_toastrelid == ptr.va_toastrelid))

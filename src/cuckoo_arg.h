@@ -12,19 +12,45 @@
 
 #pragma GCC visibility push(hidden)	/* internal: see cuckoo.h */
 
+/*
+ * Stored (out-of-line) filter arguments read whole and kept per call site,
+ * keyed by their TOAST pointer: up to ARG_WHOLE_KEPT of them while their
+ * bytes fit in work_mem, and one more of any size that the next one not kept
+ * replaces (cuckoo_arg.c, whole_read).
+ */
+#define ARG_WHOLE_KEPT		32
+
+typedef struct WholeValue
+{
+	struct varatt_external ptr; /* the key: the whole TOAST pointer */
+	CuckooFilter *value;		/* NULL: an empty slot */
+	bool		view_open;		/* view made (and its kind checked) */
+	bool		view_kind_ok;	/* its kind matched the hasher's */
+	cf_filter	view;
+} WholeValue;
+
 /* What a call site keeps in fn_extra between rows (cuckoo_arg.c). */
 typedef struct CallSiteCache
 {
 	ValueHasher hasher;
 	bool		hasher_valid;
-	/* the last out-of-line filter argument, detoasted once */
-	bool		toast_valid;
-	struct varatt_external toast_ptr;
-	CuckooFilter *toast_value;
+	/*
+	 * Stored filter arguments read whole: whole[0 .. whole_n - 1] kept
+	 * (whole_bytes of them), whole[ARG_WHOLE_KEPT] the one replaced by the
+	 * next value not kept; whole_last the slot found last.  NULL until the
+	 * first stored value is read whole.
+	 */
+	WholeValue *whole;
+	int			whole_n;
+	int			whole_last;
+	Size		whole_bytes;
 	/* the last compressed in-line filter argument and its decompressed form */
 	struct varlena *inline_raw;
 	CuckooFilter *inline_value;
-	/* the view of the last filter opened (NULL: none), keyed by its header */
+	/*
+	 * the view of the last filter opened other than a stored one read whole
+	 * (those have their own, in whole[]) (NULL: none), keyed by its header
+	 */
 	CuckooFilter *view_value;
 	bool		view_kind_ok;	/* its kind matched the hasher's */
 	size_t		view_len;
