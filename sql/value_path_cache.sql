@@ -84,6 +84,35 @@ SELECT count(*) FILTER (WHERE cuckoo_contains((SELECT f FROM vc WHERE vc.id = x.
   FROM (SELECT id, k FROM vc_keys, generate_series(1, 5) id
          WHERE k IN (100001, 200001) ORDER BY k, id OFFSET 0) x;
 RESET work_mem;
+-- The switch from slices to one whole read counts a value's keys across the
+-- rows where other values come between: with cuckoo.slice_read_max_keys = 3,
+-- 5 filters met in turn, 12 keys each, each is read by slices for 3 keys,
+-- then whole once (and kept)
+SET cuckoo.slice_read_max_keys = 3;
+SELECT count(*) FILTER (WHERE cuckoo_contains((SELECT f FROM vc WHERE vc.id = x.id), x.k)) AS found,
+       count(*) AS pairs
+  FROM (SELECT id, k FROM vc_keys, generate_series(1, 5) id
+         WHERE k % 100000 <= 251 AND k < 300000 ORDER BY k, id OFFSET 0) x;
+-- ... but only those that will be kept: with work_mem of 64 kB, filters 1
+-- and 2 met in turn are (kept); then filter 4, 6 keys in a row, is read
+-- whole after 3 of them, but only until the next one comes; then filters
+-- 3, 4 and 5 met in turn: 3 and 5 are never read whole (each would be read
+-- whole again every time it came back), 4 still answers from its copy
+SET work_mem = '64kB';
+SELECT phase, id, count(*) FILTER (WHERE c) AS found, count(*) AS pairs
+  FROM (SELECT x.phase, x.id, cuckoo_contains((SELECT f FROM vc WHERE vc.id = x.id), x.k) AS c
+          FROM (SELECT 1 AS phase, id, k FROM vc_keys, generate_series(1, 2) id
+                 WHERE owner <= 2 AND k % 100000 <= 251
+                UNION ALL
+                SELECT 2, 4, k FROM vc_keys WHERE owner = 4 AND k % 100000 <= 251
+                UNION ALL
+                SELECT 3, id, k FROM vc_keys, generate_series(3, 5) id
+                 WHERE owner = 4 AND k % 100000 <= 251
+                ORDER BY 1, 3, 2 OFFSET 0) x
+        OFFSET 0) y
+ GROUP BY phase, id ORDER BY phase, id;
+RESET work_mem;
+RESET cuckoo.slice_read_max_keys;
 RESET client_min_messages;
 
 -- An UPDATE between statements, in one transaction and after it: the

@@ -389,7 +389,57 @@ slice_open(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
 	cc->slice_ptr = *ptr;
 	cc->slice_valid = true;
 	cc->slice_keys = 0;
+	cc->slice_total = 0;
 	return true;
+}
+
+/*
+ * Would a value of bytes read whole now be kept for the call site's life
+ * (whole_read)?
+ */
+static inline bool
+whole_fits(CallSiteCache *cc, Size bytes)
+{
+	return cc->whole_n < ARG_WHOLE_KEPT &&
+		cc->whole_bytes + bytes <= (Size) work_mem * 1024;
+}
+
+/* The keys probed by slices before of the stored value ptr (0: none kept). */
+static int64
+slice_count_get(CallSiteCache *cc, const struct varatt_external *ptr)
+{
+	for (int i = 0; i < cc->slice_counts_n; i++)
+		if (memcmp(&cc->slice_counts[i].ptr, ptr, sizeof(*ptr)) == 0)
+			return cc->slice_counts[i].keys;
+	return 0;
+}
+
+/* Remembers the keys probed by slices of the value sliced now, if any. */
+static void
+slice_count_save(FunctionCallInfo fcinfo, CallSiteCache *cc)
+{
+	int			i;
+
+	if (!cc->slice_valid || cc->slice_total == 0)
+		return;
+	for (i = 0; i < cc->slice_counts_n; i++)
+		if (memcmp(&cc->slice_counts[i].ptr, &cc->slice_ptr, sizeof(cc->slice_ptr)) == 0)
+			break;
+	if (i == cc->slice_counts_n)
+	{
+		if (cc->slice_counts == NULL)
+			cc->slice_counts = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+												  sizeof(SliceCount) * ARG_SLICE_COUNTS);
+		if (cc->slice_counts_n < ARG_SLICE_COUNTS)
+			i = cc->slice_counts_n++;
+		else
+		{
+			i = cc->slice_counts_next;
+			cc->slice_counts_next = (i + 1) % ARG_SLICE_COUNTS;
+		}
+		cc->slice_counts[i].ptr = cc->slice_ptr;
+	}
+	cc->slice_counts[i].keys = cc->slice_total;
 }
 
 /*
@@ -400,6 +450,13 @@ slice_open(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
  * that hold its two buckets, until the call site has probed enough keys of
  * it that one whole read is cheaper (slice_limit); from then on, and for any
  * other value (in line, compressed, in memory), this is arg_probe_view.
+ *
+ * The keys of a value are counted across the rows where other values come
+ * between (a join cycling through a few stored filters): past the limit,
+ * such a value is read whole if it will be kept (whole_fits: it then costs
+ * nothing more, whichever values come between).  One that would not be kept
+ * is read whole only after the limit's keys in a row, as it would otherwise
+ * be read whole again each time it came back.
  */
 const cf_filter *
 arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
@@ -424,28 +481,40 @@ arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
 			return whole_view(e, vh);
 	}
 
-	if (!(cc->slice_valid && cc->slice_ptr.va_valueid == ptr.va_valueid &&
-		  cc->slice_ptr.va_toastrelid == ptr.va_toastrelid))
+	len = (uint64) ptr.va_rawsize - VARHDRSZ;
+	if (!(cc->slice_valid && memcmp(&cc->slice_ptr, &ptr, sizeof(ptr)) == 0))
 	{
 		int64		limit;
+		int64		before;
 
+		slice_count_save(fcinfo, cc);
 		slice_reset(cc);
-		len = (uint64) ptr.va_rawsize - VARHDRSZ;
 		limit = slice_read_max_keys > 0 ? slice_read_max_keys :
 			(int64) (len / SLICE_KEY_BYTES);
+		before = slice_count_get(cc, &ptr);
 		if (len < CF_HEADER_SIZE || limit < n ||
-			!slice_open(fcinfo, cc, d, &ptr, len, vh))
+			(before + n > limit && whole_fits(cc, (Size) ptr.va_rawsize)))
+		{
+			if (before > 0)
+				elog(DEBUG1, "cuckoo: a call site read a stored filter of " UINT64_FORMAT " bytes whole after probing " INT64_FORMAT " keys by slices",
+					 len, before);
+			return arg_probe_view(fcinfo, argno, vh);
+		}
+		if (!slice_open(fcinfo, cc, d, &ptr, len, vh))
 			return arg_probe_view(fcinfo, argno, vh);
 		cc->slice_limit = limit;
+		cc->slice_total = before;
 	}
-	if (cc->slice_keys + n > cc->slice_limit)
+	if (cc->slice_total + n > cc->slice_limit &&
+		(cc->slice_keys + n > cc->slice_limit || whole_fits(cc, (Size) ptr.va_rawsize)))
 	{
-		elog(DEBUG1, "cuckoo: a call site read a stored filter of %zu bytes whole after probing " INT64_FORMAT " keys by slices",
-			 cc->slice_view.len, cc->slice_keys);
+		elog(DEBUG1, "cuckoo: a call site read a stored filter of " UINT64_FORMAT " bytes whole after probing " INT64_FORMAT " keys by slices",
+			 len, cc->slice_total);
 		slice_reset(cc);
 		return arg_probe_view(fcinfo, argno, vh);
 	}
 	cc->slice_keys += n;
+	cc->slice_total += n;
 	for (int i = 0; i < n; i++)
 	{
 		cf_range	r[2];

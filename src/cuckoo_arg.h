@@ -29,6 +29,20 @@ typedef struct WholeValue
 	cf_filter	view;
 } WholeValue;
 
+/*
+ * Keys probed by slices of stored values other than the one sliced now, so
+ * that a call site meeting a few stored filters in turn still switches each
+ * to one whole read (cuckoo_arg.c, arg_probe_keys); the oldest entry gives
+ * way to a new one (its value then counts from 0 again).
+ */
+#define ARG_SLICE_COUNTS	64
+
+typedef struct SliceCount
+{
+	struct varatt_external ptr;
+	int64		keys;
+} SliceCount;
+
 /* What a call site keeps in fn_extra between rows (cuckoo_arg.c). */
 typedef struct CallSiteCache
 {
@@ -70,8 +84,14 @@ typedef struct CallSiteCache
 	struct varatt_external slice_ptr;
 	CuckooFilter *slice_buf;
 	cf_filter	slice_view;
-	int64		slice_keys;		/* keys probed by slices of this value */
+	int64		slice_keys;		/* keys probed by slices of this value
+								 * since it came (back) */
+	int64		slice_total;	/* ... and in all at this call site */
 	int64		slice_limit;	/* after that many, one whole read is cheaper */
+	/* the counts of values sliced before (NULL until a second one comes) */
+	SliceCount *slice_counts;
+	int			slice_counts_n;
+	int			slice_counts_next;	/* the entry a new value replaces */
 } CallSiteCache;
 
 extern ValueHasher *arg_hasher_init(FunctionCallInfo fcinfo, int argno);
