@@ -76,20 +76,27 @@ detoast_to_keep(FunctionCallInfo fcinfo, Datum d)
  * A different row's value has another pointer, so it is never answered from
  * another's copy.
  */
+static inline bool
+toast_ptr_equal(const struct varatt_external *a, const struct varatt_external *b)
+{
+	/* the value OID first: a scan of many pointers mostly stops there */
+	return a->va_valueid == b->va_valueid && memcmp(a, b, sizeof(*a)) == 0;
+}
+
 static inline WholeValue *
 whole_find(CallSiteCache *cc, const struct varatt_external *ptr)
 {
 	if (cc->whole == NULL)
 		return NULL;
 	if (cc->whole[cc->whole_last].value != NULL &&
-		memcmp(&cc->whole[cc->whole_last].ptr, ptr, sizeof(*ptr)) == 0)
+		toast_ptr_equal(&cc->whole[cc->whole_last].ptr, ptr))
 		return &cc->whole[cc->whole_last];
 	for (int i = 0; i <= ARG_WHOLE_KEPT; i++)
 	{
 		if (i == cc->whole_n)
 			i = ARG_WHOLE_KEPT;	/* past the kept ones: the replaced slot */
 		if (cc->whole[i].value != NULL &&
-			memcmp(&cc->whole[i].ptr, ptr, sizeof(*ptr)) == 0)
+			toast_ptr_equal(&cc->whole[i].ptr, ptr))
 		{
 			cc->whole_last = i;
 			return &cc->whole[i];
@@ -404,13 +411,36 @@ whole_fits(CallSiteCache *cc, Size bytes)
 		cc->whole_bytes + bytes <= (Size) work_mem * 1024;
 }
 
+/*
+ * slice_counts is a small hash table on the value OID: a value's entry is
+ * one of the SLICE_COUNT_PROBES entries from its hash on (consecutive OIDs
+ * hash far apart), so that a call site meeting many values in turn pays no
+ * search.  When they are all taken by other values, the first gives way (its
+ * value's count then starts from 0 again: more slices, never another answer).
+ */
+#define SLICE_COUNT_PROBES	4
+
+static inline uint32
+slice_count_home(const struct varatt_external *ptr)
+{
+	return ((uint32) ptr->va_valueid * 2654435761U) >> (32 - ARG_SLICE_COUNTS_BITS);
+}
+
 /* The keys probed by slices before of the stored value ptr (0: none kept). */
-static int64
+static inline int64
 slice_count_get(CallSiteCache *cc, const struct varatt_external *ptr)
 {
-	for (int i = 0; i < cc->slice_counts_n; i++)
-		if (memcmp(&cc->slice_counts[i].ptr, ptr, sizeof(*ptr)) == 0)
-			return cc->slice_counts[i].keys;
+	uint32		h = slice_count_home(ptr);
+
+	if (cc->slice_counts == NULL)
+		return 0;
+	for (int i = 0; i < SLICE_COUNT_PROBES; i++)
+	{
+		SliceCount *c = &cc->slice_counts[(h + i) & ((1 << ARG_SLICE_COUNTS_BITS) - 1)];
+
+		if (c->keys > 0 && toast_ptr_equal(&c->ptr, ptr))
+			return c->keys;
+	}
 	return 0;
 }
 
@@ -418,28 +448,30 @@ slice_count_get(CallSiteCache *cc, const struct varatt_external *ptr)
 static void
 slice_count_save(FunctionCallInfo fcinfo, CallSiteCache *cc)
 {
-	int			i;
+	uint32		h = slice_count_home(&cc->slice_ptr);
+	SliceCount *c = NULL;
 
 	if (!cc->slice_valid || cc->slice_total == 0)
 		return;
-	for (i = 0; i < cc->slice_counts_n; i++)
-		if (memcmp(&cc->slice_counts[i].ptr, &cc->slice_ptr, sizeof(cc->slice_ptr)) == 0)
-			break;
-	if (i == cc->slice_counts_n)
+	if (cc->slice_counts == NULL)
+		cc->slice_counts = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+												  sizeof(SliceCount) << ARG_SLICE_COUNTS_BITS);
+	for (int i = 0; i < SLICE_COUNT_PROBES; i++)
 	{
-		if (cc->slice_counts == NULL)
-			cc->slice_counts = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
-												  sizeof(SliceCount) * ARG_SLICE_COUNTS);
-		if (cc->slice_counts_n < ARG_SLICE_COUNTS)
-			i = cc->slice_counts_n++;
-		else
+		SliceCount *e = &cc->slice_counts[(h + i) & ((1 << ARG_SLICE_COUNTS_BITS) - 1)];
+
+		if (e->keys > 0 && toast_ptr_equal(&e->ptr, &cc->slice_ptr))
 		{
-			i = cc->slice_counts_next;
-			cc->slice_counts_next = (i + 1) % ARG_SLICE_COUNTS;
+			c = e;				/* its own entry */
+			break;
 		}
-		cc->slice_counts[i].ptr = cc->slice_ptr;
+		if (e->keys == 0 && c == NULL)
+			c = e;				/* the first free one */
 	}
-	cc->slice_counts[i].keys = cc->slice_total;
+	if (c == NULL)
+		c = &cc->slice_counts[h];
+	c->ptr = cc->slice_ptr;
+	c->keys = cc->slice_total;
 }
 
 /*
@@ -452,7 +484,7 @@ slice_count_save(FunctionCallInfo fcinfo, CallSiteCache *cc)
  * other value (in line, compressed, in memory), this is arg_probe_view.
  *
  * The keys of a value are counted across the rows where other values come
- * between (a join cycling through a few stored filters): past the limit,
+ * between (a join cycling through a few stored filters; slice_counts): past the limit,
  * such a value is read whole if it will be kept (whole_fits: it then costs
  * nothing more, whichever values come between).  One that would not be kept
  * is read whole only after the limit's keys in a row, as it would otherwise
@@ -482,7 +514,7 @@ arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
 	}
 
 	len = (uint64) ptr.va_rawsize - VARHDRSZ;
-	if (!(cc->slice_valid && memcmp(&cc->slice_ptr, &ptr, sizeof(ptr)) == 0))
+	if (!(cc->slice_valid && toast_ptr_equal(&cc->slice_ptr, &ptr)))
 	{
 		int64		limit;
 		int64		before;

@@ -32,10 +32,11 @@ typedef struct WholeValue
 /*
  * Keys probed by slices of stored values other than the one sliced now, so
  * that a call site meeting a few stored filters in turn still switches each
- * to one whole read (cuckoo_arg.c, arg_probe_keys); the oldest entry gives
- * way to a new one (its value then counts from 0 again).
+ * to one whole read (cuckoo_arg.c, arg_probe_keys): a hash table of
+ * 2^ARG_SLICE_COUNTS_BITS entries on the value OID (a value whose entry
+ * another took counts from 0 again).
  */
-#define ARG_SLICE_COUNTS	64
+#define ARG_SLICE_COUNTS_BITS	6
 
 typedef struct SliceCount
 {
@@ -90,8 +91,6 @@ typedef struct CallSiteCache
 	int64		slice_limit;	/* after that many, one whole read is cheaper */
 	/* the counts of values sliced before (NULL until a second one comes) */
 	SliceCount *slice_counts;
-	int			slice_counts_n;
-	int			slice_counts_next;	/* the entry a new value replaces */
 } CallSiteCache;
 
 extern ValueHasher *arg_hasher_init(FunctionCallInfo fcinfo, int argno);
