@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The value path in joins, before and after, side by side in one run: stored
-# (out-of-line) filters probed by a join in which the filter changes from row
-# to row, on two private servers: one running the build of BEFORE (a source
-# tree, e.g. a checkout of main), one this tree's (test/pg_private.sh:
-# nothing installed, fsync off, no parallel workers).
+# (out-of-line) filters probed by joins in which the filter changes from row
+# to row (and, beside them, one filter on every row), on two private
+# servers: one running the build of BEFORE (a source tree, e.g. a checkout
+# of main), one this tree's (test/pg_private.sh: nothing installed, fsync
+# off, no parallel workers).
 #
 #   bash bench/value_path_join.sh BEFORE [RUNS]      (RUNS default 5)
 #
-# Two shapes, each with cuckoo.slice_read_max_keys = 0 (always read whole)
+# Shapes, each with cuckoo.slice_read_max_keys = 0 (always read whole)
 # and -1 (the default: slices, then one whole read per value and call site):
+# - one filter, many keys (the path the change must not slow): filter 1
+#   probed with the KEYS keys, the same value on every row;
 # - few filters, many keys: FEW (default 5) filters of 150,000 items
 #   (267,576 bytes each), each probed with KEYS (default 20000) keys by
 #   `FROM filts, LATERAL (SELECT k, cuckoo_contains(f, k) FROM keys)`, which
@@ -96,6 +99,7 @@ EOF
 
 QFEW="SELECT count(*) FILTER (WHERE found) FROM filts, LATERAL (SELECT k, cuckoo_contains(f, k) AS found FROM keys) s"
 QMANY="SELECT count(*) FROM probes p JOIN manyf m USING (id) WHERE cuckoo_contains(m.f, p.k)"
+QONE="SELECT count(*) FILTER (WHERE cuckoo_contains(f, k)) FROM (SELECT f FROM filts WHERE id = 1 OFFSET 0) v, keys"
 QTURN="SELECT count(*) FILTER (WHERE cuckoo_contains((SELECT f FROM manyf m WHERE m.id = p.id), p.k)) FROM (SELECT id, k FROM probes4 ORDER BY g, id OFFSET 0) p"
 
 # ms SIDE SETTING QUERY: the query's Execution Time (ms)
@@ -112,21 +116,21 @@ start_side after "$(pwd)"
 for s in before after; do log "loading $s"; load "$s"; done
 for s in before after; do
   check "$s: the same answers, whole and sliced" \
-    "$(q "$s" -c "SET cuckoo.slice_read_max_keys = 0" -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" \
-    "$(q "$s" -c "SET cuckoo.slice_read_max_keys = -1" -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" >&2
+    "$(q "$s" -c "SET cuckoo.slice_read_max_keys = 0" -c "$QONE" -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" \
+    "$(q "$s" -c "SET cuckoo.slice_read_max_keys = -1" -c "$QONE" -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" >&2
 done
 check "before and after: the same answers" \
-  "$(q before -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" "$(q after -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" >&2
+  "$(q before -c "$QONE" -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" "$(q after -c "$QONE" -c "$QFEW" -c "$QMANY" -c "$QTURN" | tr '\n' ' ')" >&2
 echo "Plans (after):" >&2
 q after -c "EXPLAIN (COSTS OFF) $QFEW" -c "EXPLAIN (COSTS OFF) $QMANY" -c "EXPLAIN (COSTS OFF) $QTURN" | sed 's/^/    /' >&2
 
 declare -A t
-cases="few:0 few:-1 many:0 many:-1 turn:0 turn:-1"
+cases="one:0 one:-1 few:0 few:-1 many:0 many:-1 turn:0 turn:-1"
 for ((r = 0; r <= RUNS; r++)); do
   log "round $r of $RUNS (0: warm-up)"
   for c in $cases; do
     shape=${c%%:*} setting=${c#*:}
-    case $shape in few) query=$QFEW ;; many) query=$QMANY ;; *) query=$QTURN ;; esac
+    case $shape in one) query=$QONE ;; few) query=$QFEW ;; many) query=$QMANY ;; *) query=$QTURN ;; esac
     for s in before after; do
       v=$(ms "$s" "$setting" "$query")
       [ "$r" -gt 0 ] && t["$s:$c"]+="$v "
@@ -144,6 +148,7 @@ for c in $cases; do
   b=$(echo ${t["before:$c"]} | tr ' ' '\n' | median)
   a=$(echo ${t["after:$c"]} | tr ' ' '\n' | median)
   case $shape in
+    one) label="1 filter of 267,576 bytes, $KEYS keys (the same filter on every row)" ;;
     few) label="$FEW filters of 267,576 bytes, $KEYS keys each (LATERAL)" ;;
     many) label="$MANY filters of 53,820 bytes, 2 keys each (join)" ;;
     *) label="$MANY filters of 53,820 bytes, 4 keys each, in turn (subquery)" ;;

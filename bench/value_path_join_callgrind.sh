@@ -12,7 +12,8 @@
 # private tree and cluster (test/pg_private.sh) get the tables of
 # bench/value_path_join.sh (FEW filters of 267,576 bytes with KEYS keys,
 # default 5 and 2000; MANY filters of 53,820 bytes, default 400); then for
-# each query and setting a single-user backend (postgres --single) under
+# each query and setting (and one more: filter 1 alone probed with the KEYS
+# keys, the same value on every row) a single-user backend (postgres --single) under
 # valgrind --tool=callgrind --toggle-collect=cuckoo_contains runs it once.
 # Prints a Markdown table; progress to stderr.
 set -euo pipefail
@@ -30,8 +31,9 @@ log() { printf '[value_path_join_callgrind %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 QFEW="SELECT count(*) FILTER (WHERE found) FROM filts, LATERAL (SELECT k, cuckoo_contains(f, k) AS found FROM keys) s"
 QMANY="SELECT count(*) FROM probes p JOIN manyf m USING (id) WHERE cuckoo_contains(m.f, p.k)"
+QONE="SELECT count(*) FILTER (WHERE cuckoo_contains(f, k)) FROM (SELECT f FROM filts WHERE id = 1 OFFSET 0) v, keys"
 QTURN="SELECT count(*) FILTER (WHERE cuckoo_contains((SELECT f FROM manyf m WHERE m.id = p.id), p.k)) FROM (SELECT id, k FROM probes4 ORDER BY g, id OFFSET 0) p"
-cases="few:0 few:-1 many:0 many:-1 turn:0 turn:-1"
+cases="one:0 one:-1 few:0 few:-1 many:0 many:-1 turn:0 turn:-1"
 declare -A ir
 
 # side NAME SOURCE: build, load, then count each case
@@ -66,7 +68,7 @@ SQL
   pp_stop
   for c in $cases; do
     local shape=${c%%:*} setting=${c#*:} query
-    case $shape in few) query=$QFEW ;; many) query=$QMANY ;; *) query=$QTURN ;; esac
+    case $shape in one) query=$QONE ;; few) query=$QFEW ;; many) query=$QMANY ;; *) query=$QTURN ;; esac
     log "$1 $c"
     printf 'SET max_parallel_workers_per_gather = 0;\nSET cuckoo.slice_read_max_keys = %s;\n%s;\n' \
       "$setting" "$query" >"$pp_work/q.sql"
@@ -95,6 +97,7 @@ echo "|---|---|---:|---:|---:|"
 for c in $cases; do
   shape=${c%%:*} setting=${c#*:}
   case $shape in
+    one) label="1 filter of 267,576 bytes, $KEYS keys (the same filter on every row)" ;;
     few) label="$FEW filters of 267,576 bytes, $KEYS keys each (LATERAL)" ;;
     many) label="$MANY filters of 53,820 bytes, 2 keys each (join)" ;;
     *) label="$MANY filters of 53,820 bytes, 4 keys each, in turn (subquery)" ;;

@@ -86,11 +86,10 @@ toast_ptr_equal(const struct varatt_external *a, const struct varatt_external *b
 static inline WholeValue *
 whole_find(CallSiteCache *cc, const struct varatt_external *ptr)
 {
+	if (likely(cc->whole_last != NULL) && toast_ptr_equal(&cc->whole_last->ptr, ptr))
+		return cc->whole_last;
 	if (cc->whole == NULL)
 		return NULL;
-	if (cc->whole[cc->whole_last].value != NULL &&
-		toast_ptr_equal(&cc->whole[cc->whole_last].ptr, ptr))
-		return &cc->whole[cc->whole_last];
 	for (int i = 0; i <= ARG_WHOLE_KEPT; i++)
 	{
 		if (i == cc->whole_n)
@@ -98,8 +97,8 @@ whole_find(CallSiteCache *cc, const struct varatt_external *ptr)
 		if (cc->whole[i].value != NULL &&
 			toast_ptr_equal(&cc->whole[i].ptr, ptr))
 		{
-			cc->whole_last = i;
-			return &cc->whole[i];
+			cc->whole_last = &cc->whole[i];
+			return cc->whole_last;
 		}
 	}
 	return NULL;
@@ -125,17 +124,24 @@ whole_read(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
 	WholeValue *e;
 
 	if (cc->whole == NULL)
-		cc->whole = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-										   sizeof(WholeValue) * (ARG_WHOLE_KEPT + 1));
+	{
+		/* slots past whole_n are not read, but for the replaced one */
+		cc->whole = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+									   sizeof(WholeValue) * (ARG_WHOLE_KEPT + 1));
+		cc->whole[ARG_WHOLE_KEPT].value = NULL;
+	}
 	kept = cc->whole_n < ARG_WHOLE_KEPT &&
 		cc->whole_bytes + bytes <= (Size) work_mem * 1024;
 	e = &cc->whole[kept ? cc->whole_n : ARG_WHOLE_KEPT];
-	if (e->value != NULL)
+	if (cc->whole_last == e)
+		cc->whole_last = NULL;
+	if (!kept && e->value != NULL)
 	{
 		/* the replaced value is freed first: peak memory as 1.2's */
 		pfree(e->value);
 		e->value = NULL;
 	}
+	e->view_open = false;
 	e->value = detoast_to_keep(fcinfo, d);
 	e->ptr = *ptr;
 	if (kept)
@@ -143,11 +149,10 @@ whole_read(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
 		cc->whole_n++;
 		cc->whole_bytes += bytes;
 	}
+	cc->whole_last = e;
 	elog(DEBUG1, "cuckoo: a call site read a stored filter of %zu bytes whole (%s)",
 		 (size_t) CUCKOO_BYTES_LEN(e->value),
 		 kept ? "kept" : "kept until the next one");
-	e->view_open = false;
-	cc->whole_last = e - cc->whole;
 	return e;
 }
 
@@ -162,7 +167,7 @@ whole_get(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
 }
 
 /* The view of a stored filter read whole, opened and its kind checked once. */
-static const cf_filter *
+static inline const cf_filter *
 whole_view(WholeValue *e, ValueHasher *vh)
 {
 	if (unlikely(!e->view_open))
@@ -249,8 +254,13 @@ arg_probe_view(FunctionCallInfo fcinfo, int argno, ValueHasher *vh)
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		struct varatt_external ptr;
+		WholeValue *e = cc->whole_last;
 
 		VARATT_EXTERNAL_GET_POINTER(ptr, raw);
+		/* the same stored filter as the last call (the per-row path) */
+		if (likely(e != NULL && toast_ptr_equal(&e->ptr, &ptr) &&
+				   e->view_open && e->view_kind_ok))
+			return &e->view;
 		return whole_view(whole_get(fcinfo, cc, d, &ptr), vh);
 	}
 	v = arg_filter(fcinfo, argno);

@@ -52,12 +52,12 @@ typedef struct CallSiteCache
 	/*
 	 * Stored filter arguments read whole: whole[0 .. whole_n - 1] kept
 	 * (whole_bytes of them), whole[ARG_WHOLE_KEPT] the one replaced by the
-	 * next value not kept; whole_last the slot found last.  NULL until the
-	 * first stored value is read whole.
+	 * next value not kept; whole_last the slot found last (NULL: none).
+	 * NULL until the first stored value is read whole.
 	 */
 	WholeValue *whole;
 	int			whole_n;
-	int			whole_last;
+	WholeValue *whole_last;
 	Size		whole_bytes;
 	/* the last compressed in-line filter argument and its decompressed form */
 	struct varlena *inline_raw;
