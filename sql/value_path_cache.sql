@@ -8,6 +8,7 @@
 -- depend on any of it: slices, whole reads and a small switch give the same
 -- answers, each row answered by its own filter, also after an UPDATE.
 SET max_parallel_workers_per_gather = 0;
+SET work_mem = '4MB';		-- the kept values' budget (the default)
 
 -- Five stored filters with disjoint contents: filter i holds
 -- i * 100000 + 1 .. i * 100000 + 3000; 1 to 4 fixed (version 1, 27,100
@@ -83,7 +84,7 @@ SELECT count(*) FILTER (WHERE cuckoo_contains((SELECT f FROM vc WHERE vc.id = x.
        count(*) AS pairs
   FROM (SELECT id, k FROM vc_keys, generate_series(1, 5) id
          WHERE k IN (100001, 200001) ORDER BY k, id OFFSET 0) x;
-RESET work_mem;
+SET work_mem = '4MB';
 -- The switch from slices to one whole read counts a value's keys across the
 -- rows where other values come between: with cuckoo.slice_read_max_keys = 3,
 -- 5 filters met in turn, 12 keys each, each is read by slices for 3 keys,
@@ -111,7 +112,7 @@ SELECT phase, id, count(*) FILTER (WHERE c) AS found, count(*) AS pairs
                 ORDER BY 1, 3, 2 OFFSET 0) x
         OFFSET 0) y
  GROUP BY phase, id ORDER BY phase, id;
-RESET work_mem;
+SET work_mem = '4MB';
 RESET cuckoo.slice_read_max_keys;
 RESET client_min_messages;
 
