@@ -11,6 +11,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "parser/parse_coerce.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -46,12 +47,148 @@ detoast_to_keep(FunctionCallInfo fcinfo, Datum d)
 }
 
 /*
+ * Stored filters read whole, kept per call site (CallSiteCache.whole).
+ *
+ * The key is the value's whole TOAST pointer (struct varatt_external, 16
+ * bytes without padding: its size, its stored size, its value OID and its
+ * TOAST table's OID), compared with memcmp.  Equal pointers are the same
+ * value, for as long as a call site lives, by these facts of PostgreSQL's
+ * source:
+ * - A value is never changed in place: an UPDATE that changes it stores a
+ *   new value under a new value OID (toast_save_datum), and one that leaves
+ *   it alone keeps the old pointer and the old bytes.  A table rewrite
+ *   (VACUUM FULL, CLUSTER) keeps the TOAST table's OID and each value's OID
+ *   for the same bytes (toast_save_datum's rd_toastoid case).
+ * - A new value's OID is drawn from the cluster-wide OID counter until one
+ *   is found that no chunk in the TOAST table's index carries, dead or alive
+ *   (GetNewOidWithIndex scans with SnapshotAny).  So an OID comes back for
+ *   another value only after VACUUM has removed every chunk of the old one
+ *   and the counter has gone round all 2^32 OIDs.
+ * - VACUUM removes a chunk only once it is dead to every snapshot a backend
+ *   holds (the xmin horizon).  A query keeps the snapshot its rows were read
+ *   under, so within one query a value read is never removed, and no OID of
+ *   it is reused, whatever VACUUM runs meanwhile.  The cache lives in the
+ *   call's FmgrInfo: one query's execution, or for a PL/pgSQL simple
+ *   expression the transaction; across statements of a READ COMMITTED
+ *   transaction a value could be removed, but its OID would then have to
+ *   come round the whole counter before the transaction ends, into the same
+ *   TOAST table and with the same sizes.
+ * A different row's value has another pointer, so it is never answered from
+ * another's copy.
+ */
+static inline bool
+toast_ptr_equal(const struct varatt_external *a, const struct varatt_external *b)
+{
+	/* the value OID first: a scan of many pointers mostly stops there */
+	return a->va_valueid == b->va_valueid && memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static inline WholeValue *
+whole_find(CallSiteCache *cc, const struct varatt_external *ptr)
+{
+	if (likely(cc->whole_last != NULL) && toast_ptr_equal(&cc->whole_last->ptr, ptr))
+		return cc->whole_last;
+	if (cc->whole == NULL)
+		return NULL;
+	for (int i = 0; i <= ARG_WHOLE_KEPT; i++)
+	{
+		if (i == cc->whole_n)
+			i = ARG_WHOLE_KEPT;	/* past the kept ones: the replaced slot */
+		if (cc->whole[i].value != NULL &&
+			toast_ptr_equal(&cc->whole[i].ptr, ptr))
+		{
+			cc->whole_last = &cc->whole[i];
+			return cc->whole_last;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Reads the stored filter d (pointer ptr) whole and keeps it.  Kept for the
+ * call site's life while the kept values fit in work_mem (at most
+ * ARG_WHOLE_KEPT of them), so that a call site meeting a few stored filters
+ * in turn, row after row (a join, a LATERAL subquery flattened into one),
+ * reads each of them once; any other goes to one more slot, replaced by the
+ * next such value (so a value larger than work_mem is still kept while it
+ * comes back row after row).  A kept value is never dropped for a newer one:
+ * with values met in a cycle, dropping the oldest would miss every time.
+ */
+static WholeValue *
+whole_read(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
+		   const struct varatt_external *ptr)
+{
+	/* the value's size as its pointer records it (compressed or not) */
+	Size		bytes = (Size) ptr->va_rawsize;
+	bool		kept;
+	WholeValue *e;
+
+	if (cc->whole == NULL)
+	{
+		/* slots past whole_n are not read, but for the replaced one */
+		cc->whole = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+									   sizeof(WholeValue) * (ARG_WHOLE_KEPT + 1));
+		cc->whole[ARG_WHOLE_KEPT].value = NULL;
+	}
+	kept = cc->whole_n < ARG_WHOLE_KEPT &&
+		cc->whole_bytes + bytes <= (Size) work_mem * 1024;
+	e = &cc->whole[kept ? cc->whole_n : ARG_WHOLE_KEPT];
+	if (cc->whole_last == e)
+		cc->whole_last = NULL;
+	if (!kept && e->value != NULL)
+	{
+		/* the replaced value is freed first: peak memory as 1.2's */
+		pfree(e->value);
+		e->value = NULL;
+	}
+	e->view_open = false;
+	e->value = detoast_to_keep(fcinfo, d);
+	e->ptr = *ptr;
+	if (kept)
+	{
+		cc->whole_n++;
+		cc->whole_bytes += bytes;
+	}
+	cc->whole_last = e;
+	elog(DEBUG1, "cuckoo: a call site read a stored filter of %zu bytes whole (%s)",
+		 (size_t) CUCKOO_BYTES_LEN(e->value),
+		 kept ? "kept" : "kept until the next one");
+	return e;
+}
+
+/* The stored filter d (pointer ptr), read whole once per call site. */
+static WholeValue *
+whole_get(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
+		  const struct varatt_external *ptr)
+{
+	WholeValue *e = whole_find(cc, ptr);
+
+	return e != NULL ? e : whole_read(fcinfo, cc, d, ptr);
+}
+
+/* The view of a stored filter read whole, opened and its kind checked once. */
+static inline const cf_filter *
+whole_view(WholeValue *e, ValueHasher *vh)
+{
+	if (unlikely(!e->view_open))
+	{
+		filter_open(&e->view, e->value);
+		e->view_kind_ok = filter_kind_matches(&e->view, vh);
+		e->view_open = true;
+	}
+	if (unlikely(!e->view_kind_ok))
+		filter_check_kind(&e->view, vh);	/* raises the error */
+	return &e->view;
+}
+
+/*
  * Argument argno as a read-only filter.  An out-of-line (TOASTed) value is
  * detoasted once per call site and kept in fn_extra, keyed by its TOAST
- * pointer, so probing row after row with the same stored filter costs no
- * detoasting and no copy; a compressed in-line value likewise, keyed by its
- * compressed bytes.  Whenever a kept value is replaced, the view made for it
- * is forgotten (the new value may be allocated at the same address).
+ * pointer (whole_read: a few such values are kept at once), so probing row
+ * after row with the same stored filter costs no detoasting and no copy; a
+ * compressed in-line value likewise, keyed by its compressed bytes.  Whenever
+ * the kept in-line value is replaced, the view made for it is forgotten (the
+ * new value may be allocated at the same address).
  */
 CuckooFilter *
 arg_filter(FunctionCallInfo fcinfo, int argno)
@@ -91,54 +228,43 @@ arg_filter(FunctionCallInfo fcinfo, int argno)
 
 	cc = arg_cache(fcinfo);
 	VARATT_EXTERNAL_GET_POINTER(ptr, raw);
-	if (cc->toast_valid &&
-		cc->toast_ptr.va_valueid == ptr.va_valueid &&
-		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
-		return cc->toast_value;
-
-	cc->view_value = NULL;
-	if (cc->toast_valid)
-	{
-		cc->toast_valid = false;
-		pfree(cc->toast_value);
-	}
-	cc->toast_value = detoast_to_keep(fcinfo, d);
-	cc->toast_ptr = ptr;
-	cc->toast_valid = true;
-	return cc->toast_value;
+	return whole_get(fcinfo, cc, d, &ptr)->value;
 }
 
 /*
  * Filter argument argno opened for probing with values hashed by vh (the
  * kind checked), as a view kept per call site.  Probing row after row with
  * one filter then costs, per row: for a stored (TOASTed) filter, comparing
- * its 16-byte TOAST pointer with the last one; for a compressed in-line one,
- * comparing its compressed bytes; for any other value, comparing its 48-byte
- * header with the last view's (the view holds only values derived from the
- * header, so only the buffer pointers change).  The view must not be
- * modified or kept beyond the call.
+ * its 16-byte TOAST pointer with the last one (and with the others kept, when
+ * a few come in turn); for a compressed in-line one, comparing its compressed
+ * bytes; for any other value, comparing its 48-byte header with the last
+ * view's (the view holds only values derived from the header, so only the
+ * buffer pointers change).  The view must not be modified or kept beyond the
+ * call.
  */
 const cf_filter *
 arg_probe_view(FunctionCallInfo fcinfo, int argno, ValueHasher *vh)
 {
 	CallSiteCache *cc = arg_cache(fcinfo);
-	struct varlena *raw = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	Datum		d = PG_GETARG_DATUM(argno);
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	CuckooFilter *v;
 	size_t		len;
 
-	if (cc->view_value != NULL && cc->view_value == cc->toast_value &&
-		VARATT_IS_EXTERNAL_ONDISK(raw))
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
-		/* the same stored filter as the last call? */
 		struct varatt_external ptr;
+		WholeValue *e = cc->whole_last;
 
 		VARATT_EXTERNAL_GET_POINTER(ptr, raw);
-		if (ptr.va_valueid == cc->toast_ptr.va_valueid &&
-			ptr.va_toastrelid == cc->toast_ptr.va_toastrelid)
-			return &cc->view;
+		/* the same stored filter as the last call (the per-row path) */
+		if (likely(e != NULL && toast_ptr_equal(&e->ptr, &ptr) &&
+				   e->view_open && e->view_kind_ok))
+			return &e->view;
+		return whole_view(whole_get(fcinfo, cc, d, &ptr), vh);
 	}
 	v = arg_filter(fcinfo, argno);
-	if (v == cc->view_value && (v == cc->toast_value || v == cc->inline_value))
+	if (v == cc->view_value && v == cc->inline_value)
 		return &cc->view;		/* kept by us, unchanged: the view stands */
 
 	len = CUCKOO_BYTES_LEN(v);
@@ -280,7 +406,82 @@ slice_open(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
 	cc->slice_ptr = *ptr;
 	cc->slice_valid = true;
 	cc->slice_keys = 0;
+	cc->slice_total = 0;
 	return true;
+}
+
+/*
+ * Would a value of bytes read whole now be kept for the call site's life
+ * (whole_read)?
+ */
+static inline bool
+whole_fits(CallSiteCache *cc, Size bytes)
+{
+	return cc->whole_n < ARG_WHOLE_KEPT &&
+		cc->whole_bytes + bytes <= (Size) work_mem * 1024;
+}
+
+/*
+ * slice_counts is a small hash table on the value OID: a value's entry is
+ * one of the SLICE_COUNT_PROBES entries from its hash on (consecutive OIDs
+ * hash far apart), so that a call site meeting many values in turn pays no
+ * search.  When they are all taken by other values, the first gives way (its
+ * value's count then starts from 0 again: more slices, never another answer).
+ */
+#define SLICE_COUNT_PROBES	4
+
+static inline uint32
+slice_count_home(const struct varatt_external *ptr)
+{
+	return ((uint32) ptr->va_valueid * 2654435761U) >> (32 - ARG_SLICE_COUNTS_BITS);
+}
+
+/* The keys probed by slices before of the stored value ptr (0: none kept). */
+static inline int64
+slice_count_get(CallSiteCache *cc, const struct varatt_external *ptr)
+{
+	uint32		h = slice_count_home(ptr);
+
+	if (cc->slice_counts == NULL)
+		return 0;
+	for (int i = 0; i < SLICE_COUNT_PROBES; i++)
+	{
+		SliceCount *c = &cc->slice_counts[(h + i) & ((1 << ARG_SLICE_COUNTS_BITS) - 1)];
+
+		if (c->keys > 0 && toast_ptr_equal(&c->ptr, ptr))
+			return c->keys;
+	}
+	return 0;
+}
+
+/* Remembers the keys probed by slices of the value sliced now, if any. */
+static void
+slice_count_save(FunctionCallInfo fcinfo, CallSiteCache *cc)
+{
+	uint32		h = slice_count_home(&cc->slice_ptr);
+	SliceCount *c = NULL;
+
+	if (!cc->slice_valid || cc->slice_total == 0)
+		return;
+	if (cc->slice_counts == NULL)
+		cc->slice_counts = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+												  sizeof(SliceCount) << ARG_SLICE_COUNTS_BITS);
+	for (int i = 0; i < SLICE_COUNT_PROBES; i++)
+	{
+		SliceCount *e = &cc->slice_counts[(h + i) & ((1 << ARG_SLICE_COUNTS_BITS) - 1)];
+
+		if (e->keys > 0 && toast_ptr_equal(&e->ptr, &cc->slice_ptr))
+		{
+			c = e;				/* its own entry */
+			break;
+		}
+		if (e->keys == 0 && c == NULL)
+			c = e;				/* the first free one */
+	}
+	if (c == NULL)
+		c = &cc->slice_counts[h];
+	c->ptr = cc->slice_ptr;
+	c->keys = cc->slice_total;
 }
 
 /*
@@ -291,6 +492,13 @@ slice_open(FunctionCallInfo fcinfo, CallSiteCache *cc, Datum d,
  * that hold its two buckets, until the call site has probed enough keys of
  * it that one whole read is cheaper (slice_limit); from then on, and for any
  * other value (in line, compressed, in memory), this is arg_probe_view.
+ *
+ * The keys of a value are counted across the rows where other values come
+ * between (a join cycling through a few stored filters; slice_counts): past the limit,
+ * such a value is read whole if it will be kept (whole_fits: it then costs
+ * nothing more, whichever values come between).  One that would not be kept
+ * is read whole only after the limit's keys in a row, as it would otherwise
+ * be read whole again each time it came back.
  */
 const cf_filter *
 arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
@@ -307,33 +515,48 @@ arg_probe_keys(FunctionCallInfo fcinfo, int argno, ValueHasher *vh,
 	VARATT_EXTERNAL_GET_POINTER(ptr, raw);
 	if (VARATT_EXTERNAL_IS_COMPRESSED(ptr))
 		return arg_probe_view(fcinfo, argno, vh);
-	/* read whole here already */
-	if (cc->toast_valid && cc->toast_ptr.va_valueid == ptr.va_valueid &&
-		cc->toast_ptr.va_toastrelid == ptr.va_toastrelid)
-		return arg_probe_view(fcinfo, argno, vh);
+	/* read whole at this call site already (and kept) */
+	{
+		WholeValue *e = whole_find(cc, &ptr);
 
-	if (!(cc->slice_valid && cc->slice_ptr.va_valueid == ptr.va_valueid &&
-		  cc->slice_ptr.va_toastrelid == ptr.va_toastrelid))
+		if (e != NULL)
+			return whole_view(e, vh);
+	}
+
+	len = (uint64) ptr.va_rawsize - VARHDRSZ;
+	if (!(cc->slice_valid && toast_ptr_equal(&cc->slice_ptr, &ptr)))
 	{
 		int64		limit;
+		int64		before;
 
+		slice_count_save(fcinfo, cc);
 		slice_reset(cc);
-		len = (uint64) ptr.va_rawsize - VARHDRSZ;
 		limit = slice_read_max_keys > 0 ? slice_read_max_keys :
 			(int64) (len / SLICE_KEY_BYTES);
+		before = slice_count_get(cc, &ptr);
 		if (len < CF_HEADER_SIZE || limit < n ||
-			!slice_open(fcinfo, cc, d, &ptr, len, vh))
+			(before + n > limit && whole_fits(cc, (Size) ptr.va_rawsize)))
+		{
+			if (before > 0)
+				elog(DEBUG1, "cuckoo: a call site read a stored filter of " UINT64_FORMAT " bytes whole after probing " INT64_FORMAT " keys by slices",
+					 len, before);
+			return arg_probe_view(fcinfo, argno, vh);
+		}
+		if (!slice_open(fcinfo, cc, d, &ptr, len, vh))
 			return arg_probe_view(fcinfo, argno, vh);
 		cc->slice_limit = limit;
+		cc->slice_total = before;
 	}
-	if (cc->slice_keys + n > cc->slice_limit)
+	if (cc->slice_total + n > cc->slice_limit &&
+		(cc->slice_keys + n > cc->slice_limit || whole_fits(cc, (Size) ptr.va_rawsize)))
 	{
-		elog(DEBUG1, "cuckoo: a call site read a stored filter of %zu bytes whole after probing " INT64_FORMAT " keys by slices",
-			 cc->slice_view.len, cc->slice_keys);
+		elog(DEBUG1, "cuckoo: a call site read a stored filter of " UINT64_FORMAT " bytes whole after probing " INT64_FORMAT " keys by slices",
+			 len, cc->slice_total);
 		slice_reset(cc);
 		return arg_probe_view(fcinfo, argno, vh);
 	}
 	cc->slice_keys += n;
+	cc->slice_total += n;
 	for (int i = 0; i < n; i++)
 	{
 		cf_range	r[2];
