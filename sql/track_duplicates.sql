@@ -106,9 +106,8 @@ SELECT tdup.check('tdup.sf');
 DELETE FROM tdup.f5 WHERE id > 2001;
 SELECT tdup.check('tdup.sf');
 
--- a value held by one row at a time is removed with it, but for the few
--- whose pair can be one bucket (about 1 in 200, kept from their first row)
--- and false positives; one held by two rows at once stays (a false
+-- a value held by one row at a time is removed with it (counting is exact
+-- below b / 2 = 2 copies); one held by two rows at once stays (a false
 -- positive) once both are gone
 SELECT cuckoo_store_create('tdup.e', 1000) IS NOT NULL AS created;
 CREATE TABLE tdup.e1 (id int8 PRIMARY KEY, k int8);

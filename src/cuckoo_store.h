@@ -32,9 +32,9 @@ typedef struct StoreChange
  * family (recorded in a store that has none yet; another is 42804), and
  * fcinfo a call of one of the extension's functions (its schema and
  * fn_extra are used).  With saturate, an add of a hash of which the
- * segment already holds cf_saturation copies (b / 2; 1 for a hash whose
- * pair can be one bucket) adds nothing, and a remove of one removes nothing
- * (DESIGN.md, "Living filters", "Duplicates").  The store is opened and
+ * segment already holds b / 2 copies (half its pair: b is its bucket
+ * size) adds nothing, and a remove of one removes nothing (DESIGN.md,
+ * "Living filters", "Duplicates").  The store is opened and
  * checked even when n is 0.  Returns how many changes changed a segment.
  */
 extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,

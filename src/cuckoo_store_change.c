@@ -239,13 +239,16 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
 {
 	int32		seg = items[*i].segment;
 	bool		dirty = false;
+	cf_params	p;
 
 	filter_check_kind(cf, vh);
+	cf_get_params(cf, &p);
 	for (; *i < k && items[*i].segment == seg; (*i)++)
 	{
 		bool		remove = items[*i].index < nremove;
 
-		if (saturate && cf_count(cf, items[*i].h) >= cf_saturation(cf, items[*i].h))
+		/* half a pair: DESIGN.md, "Duplicates" */
+		if (saturate && cf_count(cf, items[*i].h) >= p.bucket_size / 2)
 			continue;
 		if (segment_apply(cf, vh, remove ? OP_REMOVE : OP_ADD, items[*i].h))
 		{

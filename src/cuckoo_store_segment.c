@@ -476,6 +476,7 @@ store_overlay(Store *s, int32 segment, CuckooFilter *v)
 	int64		n = store_pending(s->relid, (uint32) s->nsegments, segment, &c, &vh);
 	CuckooFilter *copy;
 	cf_filter	cf;
+	cf_params	p;
 
 	if (n == 0)
 		return v;
@@ -483,9 +484,10 @@ store_overlay(Store *s, int32 segment, CuckooFilter *v)
 	memcpy(copy, v, VARSIZE(v));
 	filter_open(&cf, copy);
 	filter_check_kind(&cf, vh);
+	cf_get_params(&cf, &p);
 	for (int64 i = 0; i < n; i++)
 	{
-		if (cf_count(&cf, c[i].h) >= cf_saturation(&cf, c[i].h))
+		if (cf_count(&cf, c[i].h) >= p.bucket_size / 2)
 			continue;
 		(void) segment_apply(&cf, vh, c[i].remove ? OP_REMOVE : OP_ADD, c[i].h);
 	}

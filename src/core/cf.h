@@ -211,15 +211,6 @@ extern void cf_contains_many(const cf_filter *cf, const uint64_t *h, size_t n, b
 extern void cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, size_t n,
 							 bool *out);
 extern uint32_t cf_count(const cf_filter *cf, uint64_t h);
-/*
- * The copies of h at which a count that saturates stops (the living filters:
- * docs/DESIGN.md, "Duplicates"): 1 when h's two buckets can be one bucket at
- * some size of the filter, b / 2 when they never can.  Never grows as the
- * filter grows: format 2 tells by the buckets' column (bucket mod c, fixed
- * for the filter's life; the pair of one column is one bucket until a split
- * separates it), format 1 by the buckets themselves (its size is fixed).
- */
-extern uint32_t cf_saturation(const cf_filter *cf, uint64_t h);
 extern bool cf_remove(cf_filter *cf, uint64_t h);
 
 /* Where an item lives: its fingerprint and first candidate bucket. */

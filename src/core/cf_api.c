@@ -263,24 +263,6 @@ cf_count(const cf_filter *cf, uint64_t h)
 	return cf->ops->count(cf, h);
 }
 
-/*
- * A pair of one bucket holds b entries, not 2b: at half a pair (b of 2b
- * slots) two values of one bucket fill it, and a third is refused.  Such a
- * value keeps one copy, a value of two buckets b / 2 (docs/DESIGN.md,
- * "Duplicates: counting copies, saturating at half a pair").
- */
-uint32_t
-cf_saturation(const cf_filter *cf, uint64_t h)
-{
-	uint32_t	i1,
-				i2;
-	bool		one;
-
-	cf->ops->buckets(cf, h, &i1, &i2);
-	one = cf->ops->version == CF_VERSION_2 ? i1 % cf->c == i2 % cf->c : i1 == i2;
-	return one || cf->b < 2 ? 1 : cf->b / 2;
-}
-
 /* ------------------------------------------------------------------------
  * Whole-filter operations
  * ------------------------------------------------------------------------ */

@@ -2213,6 +2213,194 @@ done:
 	free(segs);
 }
 
+/*
+ * The living filters' saturating count (docs/DESIGN.md, "Duplicates:
+ * counting copies, saturating at half a pair") in the core: a store of
+ * 1,240 segments of capacity 807 (cuckoo_store_create('s', 1000000)) given
+ * k = (g * 7919) % 100003 for rows g = 1 .. 300,000 (3 rows per value), each
+ * add only while cf_count < b / 2, as the commit applies them; then 100,000
+ * values of one row each, every other one removed the same way.  No add is
+ * refused, every value of a remaining row is found, and every value of one
+ * row that was removed is gone (counting is exact below b / 2).  With the
+ * count saturating at b = 4, the rule before, a third copy was refused as
+ * full at row 216,689: two values of one fingerprint whose pair is one
+ * bucket (bucket 330 of a segment of 331), four copies in its four slots.
+ */
+static void
+test_store_saturating(void)
+{
+	enum
+	{
+		NSEG = 1240, N = 300000, VALS = 100003, ONCE = 100000
+	};
+	cf_filter  *segs = calloc(NSEG, sizeof *segs);
+	cf_params	p;
+	char		err[256] = "";
+	uint64_t	added = 0,
+				removed = 0,
+				gone = 0;
+
+	t_begin();
+	CHECK(segs, "out of memory");
+	CHECK(cf_params_growing(807, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err), "%s", err);
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		size_t		len = (size_t) cf_init_bytes(&p);
+		uint8_t    *buf = malloc(len);
+
+		CHECK(buf, "out of memory");
+		cf_init(buf, &p);
+		cf_open(&segs[g], buf, len);
+	}
+	for (uint64_t g = 1; g <= N + ONCE; g++)
+	{
+		uint64_t	v = g <= N ? (g * 7919) % VALS : VALS + g;
+		uint64_t	hv = cf_hash_u64(v);
+		cf_filter  *cf = &segs[cf_store_segment(hv, NSEG)];
+		cf_status	st;
+
+		if (cf_count(cf, hv) >= p.bucket_size / 2)
+			continue;
+		st = cf_insert(cf, hv);
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "row %llu (value %llu): %s",
+			  (unsigned long long) g, (unsigned long long) v, stname(st));
+		added++;
+	}
+	for (uint64_t g = N + 2; g <= N + ONCE; g += 2)
+	{
+		uint64_t	hv = cf_hash_u64(VALS + g);
+		cf_filter  *cf = &segs[cf_store_segment(hv, NSEG)];
+
+		if (cf_count(cf, hv) >= p.bucket_size / 2)
+			continue;
+		CHECK(cf_remove(cf, hv), "row %llu: its value was not there to remove", (unsigned long long) g);
+		removed++;
+		gone += cf_count(cf, hv) == 0;
+	}
+	/* but for a few that other values' entries match (counted as copies) */
+	CHECK(removed >= ONCE / 2 - ONCE / 1000 && gone == removed, "%llu of %d values of one row removed, %llu gone",
+		  (unsigned long long) removed, ONCE / 2, (unsigned long long) gone);
+	for (uint64_t g = 1; g <= N + ONCE; g++)
+	{
+		uint64_t	v = g <= N ? (g * 7919) % VALS : VALS + g;
+		uint64_t	hv = cf_hash_u64(v);
+
+		if (g > N && g % 2 == 0)
+			continue;
+		CHECK(cf_contains(&segs[cf_store_segment(hv, NSEG)], hv),
+			  "value %llu of row %llu not found", (unsigned long long) v, (unsigned long long) g);
+	}
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		char		why[256] = "";
+
+		CHECK(cf_validate(segs[g].buf, segs[g].len, why, sizeof why), "segment %u: %s", g, why);
+	}
+	t_set_note("%llu copies added; %llu of %d values of one row removed", (unsigned long long) added,
+			   (unsigned long long) removed, ONCE / 2);
+done:
+	t_end("duplicates: tracked adds saturating at b / 2, a store for 1,000,000, 3 rows per value");
+	if (segs)
+		for (uint32_t g = 0; g < NSEG; g++)
+			free(segs[g].buf);
+	free(segs);
+}
+
+/*
+ * A pair that is one bucket, a round away from its split: a store's segment
+ * (230 buckets, c = 230) grown to 240 buckets by distinct values, then
+ * three values of one fingerprint whose two addresses both lead to bucket
+ * q + 230 (q < 10, q its own alternate column, address bit 0 alike and 1),
+ * each added twice: six entries for one bucket of four.  The split that can
+ * separate them is bucket q + 230's, a round away (about 450 splits), beyond
+ * the relief's share of m (m / 8, or m below 256): the insert was refused as
+ * full.  Now such a pair may split up to the relief's proportional cap, and
+ * the six entries fit.
+ */
+static void
+test_one_bucket_pair(void)
+{
+	cf_params	p;
+	char		err[256] = "";
+	cf_filter	cf = {0};
+	uint8_t    *buf = NULL;
+	uint64_t	filler = 0,
+				found[3] = {0};
+	static uint64_t first[10 * 64][3];
+	static uint8_t seen[10 * 64];
+	uint32_t	nfound = 0,
+				want_q = 0,
+				want_fp = 0,
+				m0;
+
+	t_begin();
+	CHECK(cf_params_growing(807, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err), "%s", err);
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	CHECK(p.num_buckets == 230, "%u buckets", p.num_buckets);
+	buf = malloc((size_t) cf_init_bytes(&p));
+	CHECK(buf, "out of memory");
+	cf_init(buf, &p);
+	cf_open(&cf, buf, (size_t) cf_init_bytes(&p));
+	while (cf.m < 240)
+	{
+		cf_status	st = cf_insert(&cf, cf_hash_u64(UINT64_C(1) << 40 | filler++));
+
+		buf = cf.buf;			/* the growth reallocates it */
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "filler %llu: %s", (unsigned long long) filler, stname(st));
+	}
+	CHECK(cf.m == 240 && cf.c == 230 && cf.split == 10, "m %u c %u split %u", cf.m, cf.c, cf.split);
+	/* the first (q, fp) with three such values */
+	for (uint64_t x = 0; nfound < 3 && x < UINT64_C(100000000); x++)
+	{
+		uint64_t	h = cf_hash_u64(x);
+		v2_hash		v;
+		uint32_t	cls;
+
+		v2_parts(&cf, h, &v);
+		if (v.q >= 10 || v.q2 != v.q || (v.a & 1) == 0 || (v.a2 & 1) == 0)
+			continue;
+		cls = v.q * 64 + v.fp;
+		if (seen[cls] < 3)
+			first[cls][seen[cls]++] = h;
+		if (seen[cls] == 3)
+		{
+			memcpy(found, first[cls], sizeof found);
+			want_q = v.q;
+			want_fp = v.fp;
+			nfound = 3;
+		}
+	}
+	CHECK(nfound == 3, "three values of one one-bucket pair not found");
+	m0 = cf.m;
+	for (int round = 0; round < 2; round++)
+		for (uint32_t j = 0; j < 3; j++)
+		{
+			cf_status	st = cf_insert(&cf, found[j]);
+
+			buf = cf.buf;
+			CHECK(st == CF_OK || st == CF_OK_STASHED, "copy %d of value %u (bucket %u, fingerprint %u, m %u): %s",
+				  round + 1, j, want_q + 230, want_fp, cf.m, stname(st));
+		}
+	for (uint32_t j = 0; j < 3; j++)
+		CHECK(cf_count(&cf, found[j]) == 2, "value %u counted %u times", j, cf_count(&cf, found[j]));
+	for (uint64_t x = 0; x < filler; x++)
+		CHECK(cf_contains(&cf, cf_hash_u64(UINT64_C(1) << 40 | x)), "filler %llu lost", (unsigned long long) x);
+	{
+		char		why[256] = "";
+
+		CHECK(cf_validate(cf.buf, cf.len, why, sizeof why), "%s", why);
+	}
+	t_set_note("bucket %u, fingerprint %u: %u -> %u buckets", want_q + 230, want_fp, m0, cf.m);
+done:
+	t_end("duplicates: a pair that is one bucket a round from its split takes two copies of three values");
+	free(buf);
+}
+
 void
 run_growth_tests(void)
 {
@@ -2220,6 +2408,8 @@ run_growth_tests(void)
 	test_pair_same_fp(1);
 	test_pair_same_fp(2);
 	test_store_twice();
+	test_store_saturating();
+	test_one_bucket_pair();
 	test_budget_validate();
 	test_budget_narrowing();
 	test_budget_rotate();
