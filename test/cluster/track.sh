@@ -462,7 +462,7 @@ echo "# partitioned: $(grep -m1 -E 'number of transactions actually processed' "
 # The items equal the rows but for the copies removes keep, never fewer: a
 # value held by two rows at once (pt3's values, attached again and again,
 # meet the k + 1 of updates), or a remove that finds another value's entry
-# among its copies (docs/DESIGN.md, "Duplicates": about 1 in 10,000
+# among its copies (docs/DESIGN.md, "Duplicates": a few in 100,000
 # removes; each attach and detach adds and removes pt3's 1,000 values).
 # At most one kept copy per 1,000 changes.
 writes5=$(grep -m1 -E 'number of transactions actually processed' "$work/pgbench5.log" | sed 's/.*: //; s/[^0-9].*//')
