@@ -32,8 +32,10 @@ typedef struct StoreChange
  * family (recorded in a store that has none yet; another is 42804), and
  * fcinfo a call of one of the extension's functions (its schema and
  * fn_extra are used).  With saturate, an add of a hash of which the
- * segment already holds b copies (its bucket size) adds nothing, and a
- * remove of one removes nothing (DESIGN.md, "Living filters").  The store is opened and
+ * segment already holds b / 2 copies (half its pair: b is its bucket
+ * size) adds nothing, and a remove removes nothing when the entry it would
+ * take may be one of b / 2 copies a value relies on (cf_remove_saturating;
+ * DESIGN.md, "Living filters", "Duplicates").  The store is opened and
  * checked even when n is 0.  Returns how many changes changed a segment.
  */
 extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,

@@ -247,7 +247,21 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
 	{
 		bool		remove = items[*i].index < nremove;
 
-		if (saturate && cf_count(cf, items[*i].h) >= p.bucket_size)
+		/*
+		 * Saturating at half a pair, b / 2 copies; a remove never takes an
+		 * entry a saturated value may rely on (DESIGN.md, "Duplicates").
+		 */
+		if (saturate && remove)
+		{
+			if (cf_kind_of(cf) != CF_KIND_ANY &&
+				cf_remove_saturating(cf, items[*i].h, p.bucket_size / 2) > 0)
+			{
+				dirty = true;
+				(*changed)++;
+			}
+			continue;
+		}
+		if (saturate && cf_count(cf, items[*i].h) >= p.bucket_size / 2)
 			continue;
 		if (segment_apply(cf, vh, remove ? OP_REMOVE : OP_ADD, items[*i].h))
 		{

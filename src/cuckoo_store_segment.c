@@ -487,9 +487,15 @@ store_overlay(Store *s, int32 segment, CuckooFilter *v)
 	cf_get_params(&cf, &p);
 	for (int64 i = 0; i < n; i++)
 	{
-		if (cf_count(&cf, c[i].h) >= p.bucket_size)
+		if (c[i].remove)
+		{
+			if (cf_kind_of(&cf) != CF_KIND_ANY)
+				(void) cf_remove_saturating(&cf, c[i].h, p.bucket_size / 2);
 			continue;
-		(void) segment_apply(&cf, vh, c[i].remove ? OP_REMOVE : OP_ADD, c[i].h);
+		}
+		if (cf_count(&cf, c[i].h) >= p.bucket_size / 2)
+			continue;
+		(void) segment_apply(&cf, vh, OP_ADD, c[i].h);
 	}
 	copy = (CuckooFilter *) (cf.buf - VARHDRSZ);
 	SET_VARSIZE(copy, VARHDRSZ + cf.len);

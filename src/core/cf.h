@@ -212,6 +212,16 @@ extern void cf_contains_each(const cf_filter *const *cfs, const uint64_t *h, siz
 							 bool *out);
 extern uint32_t cf_count(const cf_filter *cf, uint64_t h);
 extern bool cf_remove(cf_filter *cf, uint64_t h);
+/*
+ * The remove of a count that saturates at level copies (the living
+ * filters: docs/DESIGN.md, "Duplicates"): -1, nothing removed, when the
+ * entry cf_remove would take is compatible with level or more entries of
+ * h's pair (they agree on the address bits both know: some value matching
+ * it may have level or more copies, saturated, and rely on it), which
+ * includes every case of cf_count(h) >= level; else cf_remove: 1 removed,
+ * 0 not there.
+ */
+extern int	cf_remove_saturating(cf_filter *cf, uint64_t h, uint32_t level);
 
 /* Where an item lives: its fingerprint and first candidate bucket. */
 extern void cf_locate(const cf_filter *cf, uint64_t h, uint32_t *fp, uint32_t *i1);

@@ -263,6 +263,19 @@ cf_count(const cf_filter *cf, uint64_t h)
 	return cf->ops->count(cf, h);
 }
 
+int
+cf_remove_saturating(cf_filter *cf, uint64_t h, uint32_t level)
+{
+	/* without tails every entry of the fingerprint matches every value of it */
+	if (cf->ops->remove_saturating == NULL || cf->t == 0)
+	{
+		if (cf_count(cf, h) >= level)
+			return -1;
+		return cf_remove(cf, h) ? 1 : 0;
+	}
+	return cf->ops->remove_saturating(cf, h, level);
+}
+
 /* ------------------------------------------------------------------------
  * Whole-filter operations
  * ------------------------------------------------------------------------ */

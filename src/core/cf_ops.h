@@ -46,6 +46,8 @@ typedef struct cf_ops
 	size_t		(*insert_if_absent_many) (cf_filter *cf, const uint64_t *h, size_t n,
 										  cf_status *st);
 	uint32_t	(*count) (const cf_filter *cf, uint64_t h);
+	/* cf_remove_saturating; NULL: entries match by fingerprint alone */
+	int			(*remove_saturating) (cf_filter *cf, uint64_t h, uint32_t level);
 	/* the two candidate buckets of h (cf_slice.c) */
 	void		(*buckets) (const cf_filter *cf, uint64_t h, uint32_t *i1, uint32_t *i2);
 	/* dst and src of this format (cf_api.c checked that) */

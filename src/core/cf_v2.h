@@ -350,6 +350,7 @@ extern cf_status cf2_insert(cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern size_t cf2_insert_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st) CF_HIDDEN;
 extern uint32_t cf2_count(const cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern bool cf2_remove(cf_filter *cf, uint64_t h) CF_HIDDEN;
+extern int	cf2_remove_saturating(cf_filter *cf, uint64_t h, uint32_t level) CF_HIDDEN;
 extern cf_status cf2_insert_if_absent(cf_filter *cf, uint64_t h) CF_HIDDEN;
 extern void cf2_buckets(const cf_filter *cf, uint64_t h, uint32_t *i1, uint32_t *i2) CF_HIDDEN;
 extern size_t cf2_insert_if_absent_many(cf_filter *cf, const uint64_t *h, size_t n, cf_status *st) CF_HIDDEN;

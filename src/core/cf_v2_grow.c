@@ -308,6 +308,25 @@ v2_grow(cf_filter *cf, uint64_t extra)
 
 #define CF_V2_RELIEVE_CAP	4
 
+/*
+ * Proportional growth: never beyond CF_V2_RELIEVE_CAP times the buckets the
+ * items need at the growth load (twice that with max_kicks under 8: such
+ * filters run at load 0.17 to 0.75), plus 256.  A victim whose pair is full
+ * of entries without spare bits (copies) is not helped by splitting, which
+ * copies them again, and every refused insert used to split again (the fuzz
+ * finding ops2-growth-blowup: 211 -> 2,339,162 buckets for 313 items, its
+ * entries growing with the table: a cap on the entries' need does not
+ * hold).
+ */
+static uint64_t
+v2_relieve_cap(const cf_filter *cf)
+{
+	uint64_t	need = ((header_items(cf) + 1) * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * cf->b - 1) /
+		((uint64_t) CF_V2_SPLIT_NUM * cf->b);
+
+	return (cf->max_kicks < 8 ? 2 : 1) * CF_V2_RELIEVE_CAP * need + 256;
+}
+
 /* The bucket count v2_relieve splits up to (and v2_split_pair). */
 static uint64_t
 v2_relieve_limit(const cf_filter *cf)
@@ -329,25 +348,8 @@ v2_relieve_limit(const cf_filter *cf)
 	if (cf->max_kicks < 8)
 		extra = 2 * (uint64_t) cf->m;
 	limit = (uint64_t) cf->m + extra + 1;
-
-	/*
-	 * Proportional growth: never beyond CF_V2_RELIEVE_CAP times the buckets
-	 * the items need at the growth load (twice that with max_kicks under 8:
-	 * such filters run at load 0.17 to 0.75), plus 256.  A victim whose pair is
-	 * full of entries without spare bits (copies) is not helped by
-	 * splitting, which copies them again, and every refused insert used to
-	 * split again (the fuzz finding ops2-growth-blowup: 211 -> 2,339,162
-	 * buckets for 313 items, its entries growing with the table: a cap on
-	 * the entries' need does not hold).
-	 */
-	{
-		uint64_t	need = ((header_items(cf) + 1) * CF_V2_SPLIT_DEN + (uint64_t) CF_V2_SPLIT_NUM * cf->b - 1) /
-			((uint64_t) CF_V2_SPLIT_NUM * cf->b);
-		uint64_t	cap = (cf->max_kicks < 8 ? 2 : 1) * CF_V2_RELIEVE_CAP * need + 256;
-
-		if (limit > cap)
-			limit = cap;
-	}
+	if (limit > v2_relieve_cap(cf))
+		limit = v2_relieve_cap(cf);
 	return limit;
 }
 
@@ -379,7 +381,14 @@ v2_split_pair(cf_filter *cf, uint32_t i1, uint32_t i2)
 	if (n2 < need)
 		need = n2;
 	to = (uint64_t) cf->m + need;
-	if (!cf->grows || to > v2_relieve_limit(cf) || to > v2_max_buckets(cf) ||
+	/*
+	 * A pair that is one bucket (one column, its address bits alike so far)
+	 * holds b entries, not 2b, and the split that may separate it can be a
+	 * round away: beyond the relief's share of m, within its proportional
+	 * cap (docs/DESIGN.md, "Duplicates: ... one bucket").
+	 */
+	if (!cf->grows || to > (i1 == i2 ? v2_relieve_cap(cf) : v2_relieve_limit(cf)) ||
+		to > v2_max_buckets(cf) ||
 		!v2_reserve(cf, cf2_total_bytes(to, cf->b, cf->w, cf->g)))
 		return false;
 	while (cf->m < to)

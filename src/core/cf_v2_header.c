@@ -318,6 +318,7 @@ const cf_ops cf_v2_ops = {
 	.insert_many = cf2_insert_many,
 	.insert_if_absent_many = cf2_insert_if_absent_many,
 	.count = cf2_count,
+	.remove_saturating = cf2_remove_saturating,
 	.buckets = cf2_buckets,
 	.union_into = cf2_union_into,
 };

@@ -356,6 +356,110 @@ cf2_remove(cf_filter *cf, uint64_t h)
 }
 
 /*
+ * Whether entry e of bucket i (read on side 1, address a, or side 2, a ^
+ * x) and the prefix of a of Lmax bits agree on the bits both know.
+ */
+static bool
+slot_compatible(const cf_filter *cf, uint32_t i, uint32_t e, int side, uint32_t x,
+				uint32_t a, uint32_t Lmax)
+{
+	uint32_t	L;
+	uint32_t	known = slot_known(cf, i, e, &L);
+
+	if (side)
+		known ^= x;
+	return ((known ^ a) & mask32(L < Lmax ? L : Lmax)) == 0;
+}
+
+/*
+ * cf_remove_saturating (cf.h): the entry cf2_remove would take is one that
+ * knows the most address bits of those matching h (Lmax); every value
+ * matching it agrees with h on Lmax bits, so the entries such a value
+ * matches are all compatible with h's prefix of Lmax bits (they agree on
+ * the bits both know).  When level or more entries of the pair are, some
+ * value may rely on this one for its saturated count: nothing is removed.
+ */
+int
+cf2_remove_saturating(cf_filter *cf, uint64_t h, uint32_t level)
+{
+	v2_hash		v;
+	uint32_t	r[2],
+				bi[2],
+				x,
+				vb = 0,
+				ve = 0,
+				Lmax = 0,
+				n = 0;
+	bool		any = false,
+				vic;
+
+	v2_parts(cf, h, &v);
+	bi[0] = locate2(cf, v.q, v.a, &r[0]);
+	bi[1] = locate2(cf, v.q2, v.a2, &r[1]);
+	x = v.a ^ v.a2;
+	vic = v2_victim(cf, &vb, &ve);
+	for (int side = 0; side < 2; side++)
+	{
+		uint32_t	ahi = (side ? v.a2 : v.a) >> r[side];
+
+		for (uint32_t j = 0; j < cf->b; j++)
+		{
+			uint32_t	e = rd_slot(cf, bi[side], j),
+						L;
+
+			if (e == 0 || !slot_match(cf, e, v.fp, ahi))
+				continue;
+			(void) slot_known(cf, bi[side], e, &L);
+			Lmax = L > Lmax ? L : Lmax;
+			any = true;
+		}
+		if (vic && vb == bi[side] && slot_match(cf, ve, v.fp, ahi))
+		{
+			uint32_t	L;
+
+			(void) slot_known(cf, vb, ve, &L);
+			Lmax = L > Lmax ? L : Lmax;
+			any = true;
+		}
+	}
+	if (!any)
+		return 0;
+
+	/*
+	 * The buckets of a value matching it: h's, and when Lmax = k (every
+	 * match knows k bits, in buckets not split this round) the other half
+	 * of a side's split bucket, which bit k of that value picks.
+	 */
+	for (int scan = 0; scan < 4; scan++)
+	{
+		int			side = scan & 1;
+		uint32_t	i = bi[side];
+
+		if (scan >= 2)
+		{
+			if (Lmax > cf->k || r[side] == cf->k)
+				continue;
+			i = i >= cf->base ? i - cf->base : i + cf->base;
+		}
+		else if (side == 1 && bi[1] == bi[0])
+			continue;
+		for (uint32_t j = 0; j <= cf->b; j++)
+		{
+			uint32_t	e = j < cf->b ? rd_slot(cf, i, j) : (vic && vb == i ? ve : 0);
+
+			/* one bucket for both: an entry may be read on either side */
+			if (e != 0 && (e & cf->fp_mask) == v.fp &&
+				(slot_compatible(cf, i, e, side, x, v.a, Lmax) ||
+				 (bi[1] == bi[0] && slot_compatible(cf, i, e, 1, x, v.a, Lmax))))
+				n++;
+		}
+	}
+	if (n >= level)
+		return -1;
+	return cf2_remove(cf, h) ? 1 : 0;
+}
+
+/*
  * insert_if_absent on a filter with generation tags (a rotated filter).  A
  * value the filter already reports, but only through entries of older
  * generations, is being seen again now: it must live as long as a value

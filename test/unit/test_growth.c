@@ -2213,6 +2213,329 @@ done:
 	free(segs);
 }
 
+/*
+ * The living filters' saturating count (docs/DESIGN.md, "Duplicates:
+ * counting copies, saturating at half a pair") in the core: a store of
+ * 1,240 segments of capacity 807 (cuckoo_store_create('s', 1000000)) given
+ * k = (g * 7919) % 100003 for rows g = 1 .. 300,000 (3 rows per value), each
+ * add only while cf_count < b / 2, as the commit applies them; then 100,000
+ * values of one row each, every other one removed as the commit removes
+ * (cf_remove_saturating).  No add is
+ * refused, every value of a remaining row is found, and every value of one
+ * row that was removed is gone (counting is exact below b / 2).  With the
+ * count saturating at b = 4, the rule before, a third copy was refused as
+ * full at row 216,689: two values of one fingerprint whose pair is one
+ * bucket (bucket 330 of a segment of 331), four copies in its four slots.
+ */
+static void
+test_store_saturating(void)
+{
+	enum
+	{
+		NSEG = 1240, N = 300000, VALS = 100003, ONCE = 100000
+	};
+	cf_filter  *segs = calloc(NSEG, sizeof *segs);
+	cf_params	p;
+	char		err[256] = "";
+	uint64_t	added = 0,
+				removed = 0,
+				gone = 0;
+
+	t_begin();
+	CHECK(segs, "out of memory");
+	CHECK(cf_params_growing(807, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err), "%s", err);
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		size_t		len = (size_t) cf_init_bytes(&p);
+		uint8_t    *buf = malloc(len);
+
+		CHECK(buf, "out of memory");
+		cf_init(buf, &p);
+		cf_open(&segs[g], buf, len);
+	}
+	for (uint64_t g = 1; g <= N + ONCE; g++)
+	{
+		uint64_t	v = g <= N ? (g * 7919) % VALS : VALS + g;
+		uint64_t	hv = cf_hash_u64(v);
+		cf_filter  *cf = &segs[cf_store_segment(hv, NSEG)];
+		cf_status	st;
+
+		if (cf_count(cf, hv) >= p.bucket_size / 2)
+			continue;
+		st = cf_insert(cf, hv);
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "row %llu (value %llu): %s",
+			  (unsigned long long) g, (unsigned long long) v, stname(st));
+		added++;
+	}
+	for (uint64_t g = N + 2; g <= N + ONCE; g += 2)
+	{
+		uint64_t	hv = cf_hash_u64(VALS + g);
+		cf_filter  *cf = &segs[cf_store_segment(hv, NSEG)];
+
+		int			r = cf_remove_saturating(cf, hv, p.bucket_size / 2);
+
+		if (r < 0)
+			continue;
+		CHECK(r == 1, "row %llu: its value was not there to remove", (unsigned long long) g);
+		removed++;
+		gone += cf_count(cf, hv) == 0;
+	}
+	/* but for a few that other values' entries match (counted as copies) */
+	CHECK(removed >= ONCE / 2 - ONCE / 1000 && gone == removed, "%llu of %d values of one row removed, %llu gone",
+		  (unsigned long long) removed, ONCE / 2, (unsigned long long) gone);
+	for (uint64_t g = 1; g <= N + ONCE; g++)
+	{
+		uint64_t	v = g <= N ? (g * 7919) % VALS : VALS + g;
+		uint64_t	hv = cf_hash_u64(v);
+
+		if (g > N && g % 2 == 0)
+			continue;
+		CHECK(cf_contains(&segs[cf_store_segment(hv, NSEG)], hv),
+			  "value %llu of row %llu not found", (unsigned long long) v, (unsigned long long) g);
+	}
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		char		why[256] = "";
+
+		CHECK(cf_validate(segs[g].buf, segs[g].len, why, sizeof why), "segment %u: %s", g, why);
+	}
+	t_set_note("%llu copies added; %llu of %d values of one row removed", (unsigned long long) added,
+			   (unsigned long long) removed, ONCE / 2);
+done:
+	t_end("duplicates: tracked adds saturating at b / 2, a store for 1,000,000, 3 rows per value");
+	if (segs)
+		for (uint32_t g = 0; g < NSEG; g++)
+			free(segs[g].buf);
+	free(segs);
+}
+
+/*
+ * Removes under the saturation (cf_remove_saturating, docs/DESIGN.md,
+ * "Duplicates"): a store of 2 segments for 1,000 items grown about 64
+ * times by 100,000 values, a third of them held by two rows (two adds),
+ * the others by one; then every row of the values v % 5 = 0 removed, and
+ * one row of each other value of two rows: every value with a row left
+ * must be found.  Entries added before a split know fewer address bits
+ * than later ones, so an older entry of another value can match a value
+ * and be counted among its copies: with the add skipped at 2 such copies
+ * and the other value's remove then taking its entry, the value was lost
+ * when its own remove found one copy (the note gives how many the rule by
+ * cf_count alone loses).  Plus the three answers on one value.
+ */
+static uint64_t
+sat_hash(uint64_t v)
+{
+	return cf_hash_u64(v * 1000003 + 17);
+}
+
+static int64_t
+sat_run(bool by_count, uint64_t *stale)
+{
+	enum
+	{
+		NSEG = 2, V = 100000
+	};
+	cf_filter	segs[NSEG] = {{0}};
+	cf_params	p;
+	char		err[256] = "";
+	int64_t		lost = -1;
+
+	if (!cf_params_growing(500, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err))
+		return -1;
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	for (uint32_t g = 0; g < NSEG; g++)
+	{
+		size_t		len = (size_t) cf_init_bytes(&p);
+		uint8_t    *buf = malloc(len);
+
+		if (!buf)
+			goto out;
+		cf_init(buf, &p);
+		cf_open(&segs[g], buf, len);
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t i = 0; i < V; i++)
+		{
+			uint64_t	v = (i * (pass ? 104729 : 7919)) % V,
+						h = sat_hash(v);
+			cf_filter  *cf = &segs[cf_store_segment(h, NSEG)];
+			cf_status	st;
+
+			if ((pass && v % 3 != 1) || cf_count(cf, h) >= 2)
+				continue;
+			st = cf_insert(cf, h);
+			if (st != CF_OK && st != CF_OK_STASHED)
+				goto out;
+		}
+	for (int pass = 0; pass < 2; pass++)
+		for (uint64_t i = 0; i < V; i++)
+		{
+			uint64_t	v = (i * (pass ? 15485863 : 7919)) % V,
+						h = sat_hash(v);
+			cf_filter  *cf = &segs[cf_store_segment(h, NSEG)];
+			int			rows = pass ? (v % 5 != 0 && v % 3 == 1) : (v % 5 == 0 ? 1 + (v % 3 == 1) : 0);
+
+			for (int r = 0; r < rows; r++)
+			{
+				if (!by_count)
+					(void) cf_remove_saturating(cf, h, 2);
+				else if (cf_count(cf, h) < 2)
+					(void) cf_remove(cf, h);
+			}
+		}
+	lost = 0;
+	*stale = 0;
+	for (uint64_t v = 0; v < V; v++)
+	{
+		uint64_t	h = sat_hash(v);
+		bool		in = cf_contains(&segs[cf_store_segment(h, NSEG)], h);
+
+		if (v % 5 != 0)
+			lost += !in;
+		else
+			*stale += in;
+	}
+out:
+	for (uint32_t g = 0; g < NSEG; g++)
+		free(segs[g].buf);
+	return lost;
+}
+
+static void
+test_remove_saturating(void)
+{
+	filt		F = {0};
+	cf_params	p;
+	char		err[256] = "";
+	uint64_t	stale = 0,
+				stale_count = 0;
+	int64_t		lost,
+				lost_count;
+
+	t_begin();
+	lost = sat_run(false, &stale);
+	CHECK(lost == 0, "%lld values with a row left not found (-1: a refused add)", (long long) lost);
+	lost_count = sat_run(true, &stale_count);
+	/* one value: two copies kept, one removed, none not there */
+	CHECK(cf_params_growing(500, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err), "%s", err);
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	F.len = (size_t) cf_init_bytes(&p);
+	F.buf = malloc(F.len);
+	CHECK(F.buf, "out of memory");
+	cf_init(F.buf, &p);
+	cf_open(&F.cf, F.buf, F.len);
+	CHECK(cf_insert(&F.cf, 42) == CF_OK && cf_insert(&F.cf, 42) == CF_OK, "two adds");
+	CHECK(cf_remove_saturating(&F.cf, 42, 2) == -1 && cf_count(&F.cf, 42) == 2, "two copies: kept");
+	CHECK(cf_remove_saturating(&F.cf, 42, 3) == 1 && cf_count(&F.cf, 42) == 1, "below the level: removed");
+	CHECK(cf_remove_saturating(&F.cf, 42, 2) == 1 && cf_count(&F.cf, 42) == 0, "the last copy: removed");
+	CHECK(cf_remove_saturating(&F.cf, 42, 2) == 0, "not there");
+	t_set_note("%llu of 20,000 values without rows still found (a third held by two rows); "
+			   "by cf_count alone: %lld lost, %llu still found",
+			   (unsigned long long) stale, (long long) lost_count, (unsigned long long) stale_count);
+done:
+	t_end("duplicates: removes under the saturation never take a copy a saturated value relies on");
+	free(F.buf);
+}
+
+/*
+ * A pair that is one bucket, a round away from its split: a store's segment
+ * (230 buckets, c = 230) grown to 240 buckets by distinct values, then
+ * three values of one fingerprint whose two addresses both lead to bucket
+ * q + 230 (q < 10, q its own alternate column, address bit 0 alike and 1),
+ * each added twice: six entries for one bucket of four.  The split that can
+ * separate them is bucket q + 230's, a round away (about 450 splits), beyond
+ * the relief's share of m (m / 8, or m below 256): the insert was refused as
+ * full.  Now such a pair may split up to the relief's proportional cap, and
+ * the six entries fit.
+ */
+static void
+test_one_bucket_pair(void)
+{
+	cf_params	p;
+	char		err[256] = "";
+	cf_filter	cf = {0};
+	uint8_t    *buf = NULL;
+	uint64_t	filler = 0,
+				found[3] = {0};
+	static uint64_t first[10 * 64][3];
+	static uint8_t seen[10 * 64];
+	uint32_t	nfound = 0,
+				want_q = 0,
+				want_fp = 0,
+				m0;
+
+	t_begin();
+	CHECK(cf_params_growing(807, 0.01, CF_DEFAULT_KICKS, &p, err, sizeof err), "%s", err);
+	p.kind = CF_KIND_INTEGER;
+	p.budget = false;
+	p.tail_bits = CF_V2_TAIL_BITS;
+	CHECK(p.num_buckets == 230, "%u buckets", p.num_buckets);
+	buf = malloc((size_t) cf_init_bytes(&p));
+	CHECK(buf, "out of memory");
+	cf_init(buf, &p);
+	cf_open(&cf, buf, (size_t) cf_init_bytes(&p));
+	while (cf.m < 240)
+	{
+		cf_status	st = cf_insert(&cf, cf_hash_u64(UINT64_C(1) << 40 | filler++));
+
+		buf = cf.buf;			/* the growth reallocates it */
+		CHECK(st == CF_OK || st == CF_OK_STASHED, "filler %llu: %s", (unsigned long long) filler, stname(st));
+	}
+	CHECK(cf.m == 240 && cf.c == 230 && cf.split == 10, "m %u c %u split %u", cf.m, cf.c, cf.split);
+	/* the first (q, fp) with three such values */
+	for (uint64_t x = 0; nfound < 3 && x < UINT64_C(100000000); x++)
+	{
+		uint64_t	h = cf_hash_u64(x);
+		v2_hash		v;
+		uint32_t	cls;
+
+		v2_parts(&cf, h, &v);
+		if (v.q >= 10 || v.q2 != v.q || (v.a & 1) == 0 || (v.a2 & 1) == 0)
+			continue;
+		cls = v.q * 64 + v.fp;
+		if (seen[cls] < 3)
+			first[cls][seen[cls]++] = h;
+		if (seen[cls] == 3)
+		{
+			memcpy(found, first[cls], sizeof found);
+			want_q = v.q;
+			want_fp = v.fp;
+			nfound = 3;
+		}
+	}
+	CHECK(nfound == 3, "three values of one one-bucket pair not found");
+	m0 = cf.m;
+	for (int round = 0; round < 2; round++)
+		for (uint32_t j = 0; j < 3; j++)
+		{
+			cf_status	st = cf_insert(&cf, found[j]);
+
+			buf = cf.buf;
+			CHECK(st == CF_OK || st == CF_OK_STASHED, "copy %d of value %u (bucket %u, fingerprint %u, m %u): %s",
+				  round + 1, j, want_q + 230, want_fp, cf.m, stname(st));
+		}
+	for (uint32_t j = 0; j < 3; j++)
+		CHECK(cf_count(&cf, found[j]) == 2, "value %u counted %u times", j, cf_count(&cf, found[j]));
+	for (uint64_t x = 0; x < filler; x++)
+		CHECK(cf_contains(&cf, cf_hash_u64(UINT64_C(1) << 40 | x)), "filler %llu lost", (unsigned long long) x);
+	{
+		char		why[256] = "";
+
+		CHECK(cf_validate(cf.buf, cf.len, why, sizeof why), "%s", why);
+	}
+	t_set_note("bucket %u, fingerprint %u: %u -> %u buckets", want_q + 230, want_fp, m0, cf.m);
+done:
+	t_end("duplicates: a pair that is one bucket a round from its split takes two copies of three values");
+	free(buf);
+}
+
 void
 run_growth_tests(void)
 {
@@ -2220,6 +2543,9 @@ run_growth_tests(void)
 	test_pair_same_fp(1);
 	test_pair_same_fp(2);
 	test_store_twice();
+	test_store_saturating();
+	test_one_bucket_pair();
+	test_remove_saturating();
 	test_budget_validate();
 	test_budget_narrowing();
 	test_budget_rotate();

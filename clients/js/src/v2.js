@@ -778,11 +778,15 @@ export class FilterV2 extends Filter {
     let extra = Math.max(Math.floor(this.m / 8), small);
     if (this.maxKicks < 8) extra = 2 * this.m;
     const limit = this.m + extra + 1;
-    // proportional growth: at most 4x (8x with max_kicks < 8) the buckets
-    // the items need at the growth load, plus 256
-    const need = Math.floor(((this.items + 1) * 10 + 9 * this.b - 1) / (9 * this.b));
-    const cap = (this.maxKicks < 8 ? 2 : 1) * 4 * need + 256;
+    const cap = this._relieveCap();
     return limit > cap ? cap : limit;
+  }
+
+  // proportional growth: at most 4x (8x with max_kicks < 8) the buckets
+  // the items need at the growth load, plus 256
+  _relieveCap() {
+    const need = Math.floor(((this.items + 1) * 10 + 9 * this.b - 1) / (9 * this.b));
+    return (this.maxKicks < 8 ? 2 : 1) * 4 * need + 256;
   }
 
   // FORMAT 13.7 step 4b: splits until bucket i1 or i2 is split; false when
@@ -791,7 +795,9 @@ export class FilterV2 extends Filter {
   _splitPair(i1, i2) {
     const until = (i) => (i >= this.split && i < this.base) ? i - this.split + 1 : this.base - this.split + i + 1;
     const to = this.m + Math.min(until(i1), until(i2));
-    if (!this.grows || to > this._relieveLimit() || totalBytes2(to, this.b, this.w, this.g) > MAX_BYTES) return false;
+    // a pair of one bucket: its split can be a round away, up to the cap
+    const limit = i1 === i2 ? this._relieveCap() : this._relieveLimit();
+    if (!this.grows || to > limit || totalBytes2(to, this.b, this.w, this.g) > MAX_BYTES) return false;
     while (this.m < to) if (this._split() < 0) return false;
     return true;
   }

@@ -865,11 +865,14 @@ class _Mut:
         if self.max_kicks < 8:
             extra = 2 * m
         limit = m + extra + 1
-        # proportional growth: at most 4x (8x with max_kicks < 8) the
-        # buckets the items need at the growth load, plus 256
-        need = ((self.items + 1) * SPLIT_DEN + SPLIT_NUM * self.b - 1) // (SPLIT_NUM * self.b)
-        cap = (2 if self.max_kicks < 8 else 1) * RELIEVE_CAP * need + 256
+        cap = self._relieve_cap()
         return cap if limit > cap else limit
+
+    def _relieve_cap(self):
+        """Proportional growth: at most 4x (8x with max_kicks < 8) the
+        buckets the items need at the growth load, plus 256."""
+        need = ((self.items + 1) * SPLIT_DEN + SPLIT_NUM * self.b - 1) // (SPLIT_NUM * self.b)
+        return (2 if self.max_kicks < 8 else 1) * RELIEVE_CAP * need + 256
 
     def _split_pair(self, i1, i2):
         """FORMAT 13.7 step 4b: splits until bucket i1 or i2 is split; False
@@ -880,7 +883,9 @@ class _Mut:
                 return i - self.split + 1
             return self.base - self.split + i + 1
         to = self.m + min(until(i1), until(i2))
-        if (not self.grows or to > self._relieve_limit()
+        # a pair of one bucket: its split can be a round away, up to the cap
+        limit = self._relieve_cap() if i1 == i2 else self._relieve_limit()
+        if (not self.grows or to > limit
                 or total_bytes_2(to, self.b, self.w, self.g) > MAX_BYTES):
             return False
         while self.m < to:
