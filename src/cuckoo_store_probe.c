@@ -161,10 +161,11 @@ probe_open(FunctionCallInfo fcinfo, Store *s, Oid relid, const ValueHasher *vh)
 
 	if (probe_cache_valid(pc, relid))
 	{
-		store_check_shape(relid, cc->filter_type);
+		memset(s, 0, sizeof(*s));
+		s->chunked = store_check_shape(relid, cc->filter_type);
 		s->relid = relid;
 		s->name = get_rel_name(relid);
-		s->entry = store_entry(relid, cc->filter_type);
+		s->entry = store_entry(relid, cc->filter_type, s->chunked);
 		s->nsegments = pc->nsegments;
 	}
 	else
@@ -214,14 +215,53 @@ probe_read_all_after(int32 nsegments)
  * its error at the row that probes it, as when read alone.  Two rows of one
  * segment are an error here too.
  */
+static bool
+probe_keep_raw(ProbeCache *pc, Store *s, int32 seg, CuckooFilter *v)
+{
+	cf_filter  *c;
+
+	if (pc->raw[seg] != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+						s->name, seg),
+				 errhint("A store's table keeps its primary key on segment.")));
+	if (pc->bytes + VARSIZE(v) > PROBE_CACHE_BYTES)
+		return false;
+	c = probe_alloc(pc, v);
+	memcpy(c + 1, v, VARSIZE(v));
+	pc->raw[seg] = c;
+	pc->bytes += VARSIZE(v);
+	return true;
+}
+
+/* True when a probe reads segment seg of s one by one, not from the read of all. */
+static bool
+probe_skip_seg(ProbeCache *pc, Store *s, int32 seg)
+{
+	const StoreChange *pending;
+	const ValueHasher *pending_vh;
+
+	/* rows a probe never reads are left to the probes' own reads */
+	if (seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+		return true;
+	/*
+	 * So is a segment this transaction has changes of, not applied until its
+	 * commit: the read one by one lays them over the copy (store_overlay), so
+	 * its probes find what the transaction added.
+	 */
+	return store_pending(s->relid, (uint32) pc->nsegments, seg, &pending, &pending_vh) > 0;
+}
+
 static void
 probe_read_all(ProbeCache *pc, Store *s)
 {
 	Datum		arg = Int32GetDatum(0);
 	Portal		portal;
 	bool		full = false;
-	const StoreChange *pending;
-	const ValueHasher *pending_vh;
+	StoreAsm	a;
+	bool		in_seg = false;	/* a is collecting a segment's chunks */
+	MemoryContext asmcxt = NULL;
 
 	pc->raw = MemoryContextAllocExtended(pc->cxt, sizeof(cf_filter *) * (Size) pc->nsegments,
 										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -229,6 +269,9 @@ probe_read_all(ProbeCache *pc, Store *s)
 	if (portal == NULL)
 		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
 			 SPI_result_code_string(SPI_result));
+	if (s->chunked)
+		asmcxt = AllocSetContextCreate(CurrentMemoryContext, "cuckoo store chunks",
+									   ALLOCSET_DEFAULT_SIZES);
 	while (!full)
 	{
 		SPI_cursor_fetch(portal, true, 256);
@@ -242,44 +285,73 @@ probe_read_all(ProbeCache *pc, Store *s)
 			int32		seg = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
 			Datum		d;
 			CuckooFilter *v;
-			cf_filter  *c;
 
-			/* rows a probe never reads are left to the probes' own reads */
-			if (isnull || seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+			if (s->chunked)
+			{
+				bool		n1,
+							n2;
+				Datum		c,
+							b;
+
+				/*
+				 * Rows come by segment, then chunk: a segment is put together
+				 * from its rows, and kept when the next segment's rows start.
+				 * A damaged segment is left to its own read (its error at the
+				 * row that probes it), but for two segments of one number.
+				 */
+				if (in_seg && (isnull || seg != a.segment))
+				{
+					in_seg = false;
+					v = store_asm_finish(&a);
+					if (!probe_keep_raw(pc, s, a.segment, v))
+						full = true;
+					MemoryContextReset(asmcxt);
+					if (full)
+						break;
+				}
+				if (isnull || probe_skip_seg(pc, s, seg))
+					continue;
+				c = SPI_getbinval(tup, td, 2, &n1);
+				b = SPI_getbinval(tup, td, 3, &n2);
+				if (!in_seg)
+				{
+					if (pc->raw[seg] != NULL)
+						(void) probe_keep_raw(pc, s, seg, NULL);	/* raises the error */
+					store_asm_start(&a, s->name, seg, asmcxt);
+					in_seg = true;
+				}
+				store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
 				continue;
-			/*
-			 * So is a segment this transaction has changes of, not applied
-			 * until its commit: the read one by one lays them over the copy
-			 * (store_overlay), so its probes find what the transaction added.
-			 */
-			if (store_pending(s->relid, (uint32) pc->nsegments, seg,
-							  &pending, &pending_vh) > 0)
+			}
+			if (isnull || probe_skip_seg(pc, s, seg))
 				continue;
-			if (pc->raw[seg] != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
-								s->name, seg),
-						 errhint("A store's table keeps its primary key on segment.")));
 			d = SPI_getbinval(tup, td, 2, &isnull);
 			if (isnull)
+			{
+				if (pc->raw[seg] != NULL)
+					(void) probe_keep_raw(pc, s, seg, NULL);	/* raises the error */
 				continue;		/* its own read raises the error */
+			}
 			v = DatumGetCuckooFilterP(d);
-			if (pc->bytes + VARSIZE(v) > PROBE_CACHE_BYTES)
+			if (!probe_keep_raw(pc, s, seg, v))
 			{
 				full = true;
 				break;
 			}
-			c = probe_alloc(pc, v);
-			memcpy(c + 1, v, VARSIZE(v));
-			pc->raw[seg] = c;
-			pc->bytes += VARSIZE(v);
 			if ((Pointer) v != DatumGetPointer(d))
 				pfree(v);
 		}
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (in_seg && !full)
+	{
+		CuckooFilter *v = store_asm_finish(&a);
+
+		(void) probe_keep_raw(pc, s, a.segment, v);
+	}
+	if (asmcxt != NULL)
+		MemoryContextDelete(asmcxt);
 	SPI_cursor_close(portal);
 }
 
