@@ -1,7 +1,8 @@
 -- Living filters at commit without SQL (issue 22): a store that is exactly
 -- what cuckoo_store_create makes has its segments locked and updated by
--- the heap's functions; any other store (a trigger, another index, a
--- dropped column, a role with a column grant only) through SQL.  The
+-- the heap's functions (a dropped column too, as the update to 1.6 leaves
+-- a store); any other store (a trigger, another index, a role with a column
+-- grant only) through SQL.  The
 -- trackings of a table are cached per backend: a tracking, an untracking
 -- and a rolled-back tracking are followed at once, and rights are checked
 -- at every statement and commit, never cached.
