@@ -298,9 +298,9 @@ store_qualname(Oid relid)
  */
 
 static SPIPlanPtr
-store_prepare(const char *sql, int nargs, Oid *argtypes)
+store_prepare_opts(const char *sql, int nargs, Oid *argtypes, int cursor_options)
 {
-	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+	SPIPlanPtr	plan = SPI_prepare_cursor(sql, nargs, argtypes, cursor_options);
 
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
@@ -308,6 +308,12 @@ store_prepare(const char *sql, int nargs, Oid *argtypes)
 	if (SPI_keepplan(plan) != 0)
 		elog(ERROR, "SPI_keepplan failed");
 	return plan;
+}
+
+static SPIPlanPtr
+store_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	return store_prepare_opts(sql, nargs, argtypes, 0);
 }
 
 /*
@@ -374,12 +380,18 @@ store_entry(Oid relid, Oid filter_type, bool chunked)
 			psprintf("DELETE FROM %s WHERE segment OPERATOR(pg_catalog.=) $1 "
 					 "AND chunk OPERATOR(pg_catalog.>=) $2", qualname),
 			2, types);
-		e->plans[PLAN_ALL] = store_prepare(
+		/*
+		 * In key order: through the primary key, not a sort of the whole
+		 * store (a fast-start plan; a sort would spill to disk past
+		 * work_mem).  The rows come in physical order for a store whose
+		 * chunks were written in order, as most are.
+		 */
+		e->plans[PLAN_ALL] = store_prepare_opts(
 			psprintf("SELECT segment, chunk, bytes FROM %s "
 					 "WHERE segment OPERATOR(pg_catalog.>=) $1 "
 					 "ORDER BY segment USING OPERATOR(pg_catalog.<), "
 					 "chunk USING OPERATOR(pg_catalog.<)", qualname),
-			1, types);
+			1, types, CURSOR_OPT_FAST_PLAN);
 	}
 	else
 	{
