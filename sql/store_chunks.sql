@@ -133,6 +133,13 @@ REVOKE UPDATE ON ck.p FROM regress_ck_user;
 SET ROLE regress_ck_user;
 SELECT cks_state($$SELECT cuckoo_store_add_array('ck.p', ARRAY(SELECT generate_series(5001, 9000)))$$);
 RESET ROLE;
+-- a grant of the columns a change reads and writes does as well
+REVOKE ALL ON ck.p FROM regress_ck_user;
+GRANT SELECT (segment, chunk, bytes, fpr, capacity, segments), UPDATE (bytes) ON ck.p TO regress_ck_user;
+SET ROLE regress_ck_user;
+SELECT cuckoo_store_add_array('ck.p', ARRAY(SELECT generate_series(5001, 9000))) AS added_with_column_grants;
+SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('ck.p', g)) AS missing FROM generate_series(1, 9000) g;
+RESET ROLE;
 REVOKE ALL ON ck.p FROM regress_ck_user;
 REVOKE ALL ON SCHEMA ck FROM regress_ck_user;
 DROP ROLE regress_ck_user;

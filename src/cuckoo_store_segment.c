@@ -651,7 +651,10 @@ store_exec_chunk_as_owner(Store *s, StorePlan plan, int32 chunk, const char *p, 
 	Oid			owner;
 	HeapTuple	tup;
 
-	if (pg_class_aclcheck(s->relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+	/* UPDATE of the table, or of its column bytes, as the chunks' UPDATE needs */
+	if (pg_class_aclcheck(s->relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(s->relid, get_attnum(s->relid, "bytes"), GetUserId(),
+							  ACL_UPDATE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, s->name);
 	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(s->relid));
 	if (!HeapTupleIsValid(tup))
