@@ -79,6 +79,29 @@ SELECT op, count(*) AS changes, bool_and(chunk_0) AS chunk_0_each_time,
        CASE op WHEN 'remove' THEN max(rows) <= 3 END AS remove_at_most_3
 FROM written GROUP BY op ORDER BY op;
 SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('ck.g', g::int8)) AS missing FROM generate_series(1, 60000) g;
+-- a one-key probe reads chunk 0 and the chunks of the key's two buckets
+-- (a slice read: the first 16 keys of a call site under one snapshot, then
+-- whole segments, kept for the scan): each answer as the whole read's, for
+-- present and absent keys, one statement each
+CREATE TEMP TABLE probes (k int8, sliced bool, whole bool);
+DO $$
+DECLARE r bool;
+BEGIN
+  FOR i IN 0 .. 399 LOOP
+    EXECUTE 'SELECT cuckoo_store_contains(''ck.g'', $1)' INTO r USING (1 + i * 299)::int8;
+    INSERT INTO probes VALUES (1 + i * 299, r, NULL);
+    EXECUTE 'SELECT cuckoo_store_contains(''ck.g'', $1)' INTO r USING (200001 + i)::int8;
+    INSERT INTO probes VALUES (200001 + i, r, NULL);
+  END LOOP;
+END $$;
+SET cuckoo.slice_read_max_keys = 0;
+UPDATE probes SET whole = cuckoo_store_contains('ck.g', k);
+RESET cuckoo.slice_read_max_keys;
+SELECT count(*) AS probes, count(*) FILTER (WHERE k <= 60000 AND NOT sliced) AS false_negatives,
+       count(*) FILTER (WHERE sliced IS DISTINCT FROM whole) AS different,
+       count(*) FILTER (WHERE k > 60000 AND sliced) < 20 AS few_false
+FROM probes;
+
 -- an unchanged segment is not written at all
 INSERT INTO before SELECT segment, chunk, xmin::text FROM ck.g;
 SELECT cuckoo_store_remove('ck.g', 999999999::int8) AS removed_absent;
@@ -161,7 +184,9 @@ SELECT cuckoo_store_untrack('ck.tr', 'ck.t', 'k');
 
 -- damaged chunk rows: each a clear error (XX001, the validator's too),
 -- for probes one by one and in a scan, changes, info and
--- cuckoo_store_segments; never a wrong answer
+-- cuckoo_store_segments; never a wrong answer.  A probe of one key by a
+-- slice read checks the rows it reads (chunks 0 to 3, the last, its
+-- buckets'): damage elsewhere does not stop it, and its answer is right.
 CREATE TEMP TABLE ck_keys AS SELECT g::int8 AS k FROM generate_series(1, 60000) g;
 -- one line per way in: a scan, a probe of 5 alone, an add, info, the segments
 CREATE FUNCTION cks_all(q text) RETURNS SETOF text LANGUAGE sql AS $f$

@@ -41,6 +41,15 @@
 /* The chunks of a segment of len bytes (at least 1). */
 #define STORE_CHUNKS(len)	((int32) (((len) + STORE_CHUNK_BYTES - 1) / STORE_CHUNK_BYTES))
 
+/*
+ * A probe of one key reads chunk 0 of its segment and the chunks of the
+ * key's two buckets (a slice read), for a segment of at least this many
+ * chunks, for the first STORE_SLICE_KEYS keys a call site probes under one
+ * snapshot; then the segments it meets are read whole and kept (a scan).
+ */
+#define STORE_SLICE_MIN_CHUNKS	4
+#define STORE_SLICE_KEYS		16
+
 /* The statements of a store, prepared once per backend. */
 typedef enum StorePlan
 {
@@ -55,6 +64,9 @@ typedef enum StorePlan
 								 * segment >= $1 (1.6: ORDER BY segment, chunk) */
 	PLAN_INSERT,				/* 1.6: INSERT chunk ($1, $2, $3) */
 	PLAN_DELETE,				/* 1.6: DELETE the chunks of segment $1 from chunk $2 */
+	PLAN_SLICE_HEAD,			/* 1.6: chunks 0 .. STORE_SLICE_MIN_CHUNKS - 1 and the
+								 * last of segment $1, in order */
+	PLAN_SLICE_CHUNKS,			/* 1.6: chunks = ANY ($2) of segment $1, in order */
 	NUM_PLANS
 } StorePlan;
 
@@ -111,6 +123,7 @@ typedef struct ProbeCache
 	char	   *arena;			/* free space of the block segments are cut from */
 	Size		arena_left;
 	int64		reads;			/* segments read one by one */
+	int64		slice_keys;		/* keys probed by slices (cuckoo_store_probe.c) */
 	cf_filter **raw;			/* [nsegments] after the read of them all:
 								 * copies not opened yet (a view's room,
 								 * then the value), NULL: not read */
@@ -193,6 +206,7 @@ extern void store_asm_start(StoreAsm *a, const char *name, int32 segment, Memory
 extern void store_asm_add(StoreAsm *a, int32 chunk, bool chunk_null, Datum bytes, bool bytes_null);
 extern CuckooFilter *store_asm_finish(StoreAsm *a);
 extern void store_hold(Store *s, int32 segment, const CuckooFilter *v);
+extern void store_chunks_damaged(const char *name, int32 segment, const char *detail);
 extern void store_check_no_children(Oid relid);
 extern StoreEntry *store_entry(Oid relid, Oid filter_type, bool chunked);
 extern void store_chunk_diff(const char *old, Size olen, const char *new, Size nlen,

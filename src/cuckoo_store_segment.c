@@ -196,16 +196,23 @@ store_asm_start(StoreAsm *a, const char *name, int32 segment, MemoryContext cxt)
 	a->buf = NULL;
 }
 
-static void
-store_asm_damaged(StoreAsm *a, const char *detail)
+void
+store_chunks_damaged(const char *name, int32 segment, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("segment %d of cuckoo store \"%s\" has damaged chunk rows",
-					a->segment, a->name),
+					segment, name),
 			 errdetail_internal("%s", detail),
 			 errhint("A segment is the rows chunk = 0, 1, 2 ... of its segment number, every chunk but the last %d bytes, the last 1 to %d (docs/FORMAT.md, section 14).",
 					 STORE_CHUNK_BYTES, STORE_CHUNK_BYTES)));
+	pg_unreachable();
+}
+
+static void
+store_asm_damaged(StoreAsm *a, const char *detail)
+{
+	store_chunks_damaged(a->name, a->segment, detail);
 }
 
 /* Adds the next chunk row (chunk, bytes), in chunk order. */
@@ -386,6 +393,26 @@ store_entry(Oid relid, Oid filter_type, bool chunked)
 		 * work_mem).  The rows come in physical order for a store whose
 		 * chunks were written in order, as most are.
 		 */
+		e->plans[PLAN_SLICE_HEAD] = store_prepare(
+			psprintf("(SELECT chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.<) %d) "
+					 "UNION ALL "
+					 "(SELECT chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.>=) %d "
+					 "ORDER BY chunk USING OPERATOR(pg_catalog.>) LIMIT 1) "
+					 "ORDER BY 1 USING OPERATOR(pg_catalog.<)",
+					 qualname, STORE_SLICE_MIN_CHUNKS, qualname, STORE_SLICE_MIN_CHUNKS),
+			1, types);
+		types[1] = INT4ARRAYOID;
+		e->plans[PLAN_SLICE_CHUNKS] = store_prepare(
+			psprintf("SELECT chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.=) ANY ($2) "
+					 "ORDER BY chunk USING OPERATOR(pg_catalog.<)", qualname),
+			2, types);
+		types[1] = INT4OID;
 		e->plans[PLAN_ALL] = store_prepare_opts(
 			psprintf("SELECT segment, chunk, bytes FROM %s "
 					 "WHERE segment OPERATOR(pg_catalog.>=) $1 "
