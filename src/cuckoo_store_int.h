@@ -75,6 +75,10 @@ typedef struct StoreEntry
 	Oid			relid;			/* hash key */
 	char	   *qualname;		/* the name the plans were made for */
 	bool		chunked;		/* the layout the plans were made for */
+	int32		chunks_seen;	/* chunks of the segment this backend read last:
+								 * one-key probes read by slices once it is at
+								 * least STORE_SLICE_MIN_CHUNKS (segments grow
+								 * alike: routing is uniform) */
 	SPIPlanPtr	plans[NUM_PLANS];
 } StoreEntry;
 

@@ -444,6 +444,7 @@ probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
 			store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
 		}
 		SPI_freetuptable(SPI_tuptable);
+		s->entry->chunks_seen = a.next;
 		*whole = store_overlay(s, seg, store_asm_finish(&a));
 		return false;
 	}
@@ -464,6 +465,7 @@ probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
 		store_chunks_damaged(s->name, seg,
 							 psprintf("Chunk %d has %zu bytes (1 to %d).", last, lastlen,
 									  STORE_CHUNK_BYTES));
+	s->entry->chunks_seen = last + 1;
 	len = (Size) last * STORE_CHUNK_BYTES + lastlen;
 	if (len > MaxAllocSize - VARHDRSZ)
 		store_chunks_damaged(s->name, seg, "It has more bytes than a filter can.");
@@ -593,7 +595,7 @@ probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
 	const cf_filter *kept = NULL;
 
 	v = NULL;
-	if (s->chunked)
+	if (s->chunked && s->entry->chunks_seen >= STORE_SLICE_MIN_CHUNKS)
 	{
 		/*
 		 * The first keys of a call site by slices (cuckoo.slice_read_max_keys

@@ -358,6 +358,7 @@ store_entry(Oid relid, Oid filter_type, bool chunked)
 		pfree(e->qualname);
 	}
 	e->qualname = NULL;
+	e->chunks_seen = 0;
 	memset(e->plans, 0, sizeof(e->plans));
 
 	types[0] = INT4OID;
@@ -535,6 +536,8 @@ store_read_chunks(Store *s, int32 segment, bool lock, bool read_only, bool heade
 		store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
 	}
 	SPI_freetuptable(SPI_tuptable);
+	if (segment >= 0)
+		s->entry->chunks_seen = a.next;
 	return store_asm_finish(&a);
 }
 
