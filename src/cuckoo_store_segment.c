@@ -372,7 +372,7 @@ store_entry(Oid relid, Oid filter_type, bool chunked)
 					 "ORDER BY chunk USING OPERATOR(pg_catalog.<)", qualname),
 			1, types);
 		e->plans[PLAN_LOCK] = store_prepare(
-			psprintf("SELECT chunk FROM %s "
+			psprintf("SELECT chunk, bytes, fpr, capacity, segments FROM %s "
 					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
 					 "AND chunk OPERATOR(pg_catalog.=) 0 FOR UPDATE", qualname),
 			1, types);
@@ -514,6 +514,29 @@ store_read_chunks(Store *s, int32 segment, bool lock, bool read_only, bool heade
 							segment, s->name),
 					 errdetail("Chunk 0 is there more than once."),
 					 errhint("A store's table keeps its primary key on (segment, chunk).")));
+		else
+		{
+			/*
+			 * A chunk 0 shorter than a chunk is the last: the segment is that
+			 * row (the one a segment at its created size has), locked in its
+			 * newest version; no second statement.
+			 */
+			bool		n2;
+			Datum		b = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &n2);
+
+			if (!n2 && toast_raw_datum_size(b) - VARHDRSZ < STORE_CHUNK_BYTES)
+			{
+				td = SPI_tuptable->tupdesc;
+				if (header)
+					store_read_header_cols(s, SPI_tuptable->vals[0], td, 3);
+				store_asm_start(&a, s->name, segment, CurrentMemoryContext);
+				store_asm_add(&a, 0, false, b, false);
+				SPI_freetuptable(SPI_tuptable);
+				if (segment >= 0)
+					s->entry->chunks_seen = 1;
+				return store_asm_finish(&a);
+			}
+		}
 		SPI_freetuptable(SPI_tuptable);
 	}
 	rc = store_exec_plan(s->entry->plans[PLAN_READ], &arg, read_only && !lock, 0);
