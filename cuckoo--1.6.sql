@@ -1359,7 +1359,11 @@ COMMENT ON AGGREGATE cuckoo_agg(double precision, bigint, float8, int) IS
 -- Stored filters (cuckoo_store_*)
 -- A filter kept as a table of small segments (docs/DESIGN.md, "Stored
 -- filters"; routing: docs/FORMAT.md section 14).  SECURITY INVOKER: the
--- functions reach the store table only through SQL run as the caller.
+-- functions reach the store table only through SQL run as the caller, but
+-- that a segment growing past a chunk gains its chunk rows through fixed
+-- statements run as the store's owner once the caller's UPDATE right is
+-- checked (1.6: a segment is rows (segment, chunk, bytes); DESIGN.md,
+-- "Growth").
 -- ---------------------------------------------------------------------------
 
 CREATE FUNCTION cuckoo_store_create(name text, capacity bigint DEFAULT 1000000,
