@@ -21,7 +21,7 @@ OBJS = $(CORE_OBJS) src/cuckoo_module.o src/cuckoo_alloc.o src/cuckoo_growth.o \
        src/cuckoo_track_trigger.o src/cuckoo_track_ddl.o src/cuckoo_track.o
 DATA = cuckoo--1.0.sql cuckoo--1.0--1.1.sql cuckoo--1.1.sql cuckoo--1.1--1.2.sql cuckoo--1.2.sql \
        cuckoo--1.2--1.3.sql cuckoo--1.3.sql cuckoo--1.3--1.4.sql cuckoo--1.4.sql \
-       cuckoo--1.4--1.5.sql cuckoo--1.5.sql
+       cuckoo--1.4--1.5.sql cuckoo--1.5.sql cuckoo--1.5--1.6.sql cuckoo--1.6.sql
 PGFILEDESC = "cuckoo - cuckoo filter type"
 
 # setup first, then the rest in name order

@@ -14,6 +14,11 @@
 # after the commit minus before the call; no CHECKPOINT in between, so
 # full-page images only where a checkpoint happened to fall).  Prints the
 # medians per call.
+#
+# This measures the layout of extension 1.3 to 1.5 (a segment as one value,
+# column f), which the library still serves: the stores are made by
+# cuckoo_store_create and then rewritten by hand into that layout.  From 1.6
+# a segment is chunk rows (docs/DESIGN.md, "Growth"; bench/store_bench.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
@@ -31,8 +36,18 @@ q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 cap=$(( ITEMS / 100 > 0 ? ITEMS / 100 : 1 ))
 q <<EOF2 >/dev/null
 CREATE EXTENSION cuckoo;
-SELECT cuckoo_store_create('s_main', $cap), cuckoo_store_create('s_external', $cap),
-       cuckoo_store_create('s_inline', $cap);
+SELECT cuckoo_store_create('s_tmpl', $cap);
+DO \$\$
+DECLARE st text;
+BEGIN
+  FOREACH st IN ARRAY ARRAY['s_main', 's_external', 's_inline'] LOOP
+    EXECUTE format('CREATE TABLE %I (segment int4 PRIMARY KEY, f cuckoofilter NOT NULL, fpr float8, '
+                   'capacity int8, segments int4) WITH (fillfactor = 75)', st);
+    EXECUTE format('INSERT INTO %I SELECT segment, string_agg(bytes, ''''::bytea ORDER BY chunk)::cuckoofilter, '
+                   'max(fpr), max(capacity), max(segments) FROM s_tmpl GROUP BY segment', st);
+  END LOOP;
+END \$\$;
+DROP TABLE s_tmpl;
 ALTER TABLE s_inline SET (toast_tuple_target = 8160);
 ALTER TABLE s_main ALTER COLUMN f SET STORAGE MAIN;
 ALTER TABLE s_external ALTER COLUMN f SET STORAGE EXTERNAL;

@@ -69,15 +69,15 @@ SELECT rvs_state($$SELECT cuckoo_store_contains_array('"rv 2".h', ARRAY(SELECT g
 SELECT rvs_state($$SELECT cuckoo_store_info('"rv 2".h')$$);
 UPDATE "rv 2".h SET segments = 1 WHERE segment = -1;
 SELECT rvs_state($$SELECT cuckoo_store_info('"rv 2".h')$$);
-UPDATE "rv 2".h SET segments = (SELECT count(*) - 1 FROM "rv 2".h) WHERE segment = -1;
+UPDATE "rv 2".h SET segments = (SELECT count(*) - 1 FROM "rv 2".h WHERE chunk = 0) WHERE segment = -1;
 -- fpr and capacity out of range are reported as stored
 UPDATE "rv 2".h SET fpr = 'NaN', capacity = -1 WHERE segment = -1;
 SELECT items, fpr, capacity FROM cuckoo_store_info('"rv 2".h');
 -- a header filter of another family: 42804 for the store's own values
-UPDATE "rv 2".h SET f = cuckoo_add(cuckoo_create(10), 'x'::text) WHERE segment = -1;
+UPDATE "rv 2".h SET bytes = cuckoo_add(cuckoo_create(10), 'x'::text)::bytea WHERE segment = -1;
 SELECT rvs_state($$SELECT cuckoo_store_contains('"rv 2".h', 1)$$);
 SELECT rvs_state($$SELECT cuckoo_store_add('"rv 2".h', 1)$$);
-UPDATE "rv 2".h SET f = cuckoo_create(10) WHERE segment = -1;
+UPDATE "rv 2".h SET bytes = cuckoo_create(10)::bytea WHERE segment = -1;
 -- the header's family is unset again: the segments' family still decides
 SELECT rvs_state($$SELECT cuckoo_store_add('"rv 2".h', 'x'::text)$$);
 SELECT count(*) FILTER (WHERE NOT a) AS false_negatives
@@ -85,20 +85,20 @@ SELECT count(*) FILTER (WHERE NOT a) AS false_negatives
 -- a segment replaced by a valid filter of another shape (fixed, b = 2) or
 -- another family: the other shape is a filter like any other, the other
 -- family 42804
-UPDATE "rv 2".h SET f = cuckoo_add(cuckoo_create(50, 0.01, 2), 1) WHERE segment = 0;
+UPDATE "rv 2".h SET bytes = cuckoo_add(cuckoo_create(50, 0.01, 2), 1)::bytea WHERE segment = 0;
 SELECT rvs_state($$SELECT cuckoo_store_add_array('"rv 2".h', ARRAY(SELECT generate_series(1, 500)))$$);
-UPDATE "rv 2".h SET f = cuckoo_add(cuckoo_create(50), 'y'::text) WHERE segment = 1;
+UPDATE "rv 2".h SET bytes = cuckoo_add(cuckoo_create(50), 'y'::text)::bytea WHERE segment = 1;
 SELECT rvs_state($$SELECT cuckoo_store_contains_array('"rv 2".h', ARRAY(SELECT generate_series(1, 500)))$$);
 SELECT rvs_state($$SELECT cuckoo_store_remove_array('"rv 2".h', ARRAY(SELECT generate_series(1, 500)))$$);
 
 -- two rows for one segment (its primary key dropped, an empty copy of a
--- segment inserted): a clear error (22023) for probes and changes, rather
+-- segment inserted): a clear error (XX001, its chunk 0 twice) for probes and changes, rather
 -- than an answer from one of the two rows
 ALTER TABLE "rv 2".same DROP CONSTRAINT same_pkey;
 SELECT cuckoo_store_add_array('"rv 2".same', ARRAY(SELECT generate_series(100, 200)));
-INSERT INTO "rv 2".same SELECT segment, cuckoo_create(10), NULL, NULL, NULL FROM "rv 2".same WHERE segment >= 0;
+INSERT INTO "rv 2".same (segment, chunk, bytes) SELECT segment, chunk, cuckoo_create(10)::bytea FROM "rv 2".same WHERE segment >= 0;
 -- (the original rows rewritten, so that a scan meets the empty copies first)
-UPDATE "rv 2".same SET f = f WHERE segment >= 0 AND (cuckoo_info(f)).items > 0;
+UPDATE "rv 2".same SET bytes = bytes WHERE segment >= 0 AND (cuckoo_info(bytes::cuckoofilter)).items > 0;
 SELECT rvs_value($$SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('"rv 2".same', g))
                    FROM generate_series(100, 200) g$$) AS false_negatives;
 SELECT rvs_value($$SELECT count(*) FILTER (WHERE NOT a)
@@ -108,7 +108,7 @@ SELECT rvs_state($$SELECT cuckoo_store_add('"rv 2".same', 9)$$);
 SELECT rvs_state($$SELECT cuckoo_store_remove_array('"rv 2".same', ARRAY[100, 101])$$);
 
 -- relations that are not ordinary tables: 42809
-CREATE TABLE "rv 2".parted (segment int4, f cuckoofilter NOT NULL, fpr float8, capacity int8,
+CREATE TABLE "rv 2".parted (segment int4, chunk int4, bytes bytea NOT NULL, fpr float8, capacity int8,
                             segments int4) PARTITION BY RANGE (segment);
 CREATE VIEW "rv 2".v AS SELECT * FROM "rv 2".h;
 CREATE FUNCTION rv_instead() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
@@ -176,8 +176,8 @@ ALTER TABLE "rv 2".rls2 ENABLE ROW LEVEL SECURITY;
 CREATE POLICY sel ON "rv 2".rls2 FOR SELECT
   USING (segment <> 1 OR current_setting('rv.hide', true) IS DISTINCT FROM 'yes');
 SELECT min(g) AS k FROM generate_series(1, 100) g
- WHERE cuckoo_contains((SELECT f FROM "rv 2".rls2 WHERE segment = 1), g)
-   AND NOT cuckoo_contains((SELECT f FROM "rv 2".rls2 WHERE segment = 0), g) \gset
+ WHERE cuckoo_contains((SELECT bytes::cuckoofilter FROM "rv 2".rls2 WHERE segment = 1), g)
+   AND NOT cuckoo_contains((SELECT bytes::cuckoofilter FROM "rv 2".rls2 WHERE segment = 0), g) \gset
 CREATE FUNCTION pg_temp.rv_probe_twice(k int) RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE
   out text[] := '{}';

@@ -32,7 +32,7 @@ SELECT cuckoo_store_add_array('sl.b', ARRAY(SELECT id FROM sl.src ORDER BY n));
 SELECT items, segments, value_type FROM cuckoo_store_info('sl.a');
 -- the same segments as the array form, byte for byte
 SELECT count(*) AS rows, count(*) FILTER (WHERE a.f = b.f) AS identical
-FROM sl.a a JOIN sl.b b USING (segment);
+FROM cuckoo_store_segments('sl.a') a JOIN cuckoo_store_segments('sl.b') b USING (segment);
 -- no false negative
 SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('sl.a', id)) AS missing FROM sl.src;
 -- duplicates: a value in two rows is stored twice, removed by two removes
@@ -98,7 +98,7 @@ SELECT cuckoo_store_add_array('sl.d', ARRAY(SELECT generate_series(1, 300000)));
 SELECT count(*) AS rows,
        count(*) FILTER (WHERE (cuckoo_info(c.f)).items = (cuckoo_info(d.f)).items) AS same_items,
        count(*) FILTER (WHERE c.f = d.f) >= count(*) - 256 AS identical_but_shared
-FROM sl.c c JOIN sl.d d USING (segment);
+FROM cuckoo_store_segments('sl.c') c JOIN cuckoo_store_segments('sl.d') d USING (segment);
 SELECT items FROM cuckoo_store_info('sl.c');
 SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('sl.c', g)) AS missing
 FROM generate_series(1, 300000) g;

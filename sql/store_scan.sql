@@ -182,7 +182,7 @@ ROLLBACK;
 -- a segment of another value type: 42804 at the row that probes it, read
 -- one by one or with the rest
 BEGIN;
-UPDATE ss_big SET f = cuckoo_add(cuckoo_create(10, expansion => 2), 'x'::text) WHERE segment IN (2, 99);
+UPDATE ss_big SET bytes = cuckoo_add(cuckoo_create(10, expansion => 2), 'x'::text)::bytea WHERE segment IN (2, 99);
 SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);
 SET LOCAL cuckoo.batched_probe = off;
 SELECT state($$SELECT count(*) FROM ss_keys WHERE cuckoo_store_contains('ss_big', k)$$);

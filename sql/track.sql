@@ -143,7 +143,7 @@ SELECT tstate($$SELECT cuckoo_store_untrack('tr.s', 'tr.t', 'k')$$);
 SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.t', 'other')$$);
 SELECT tstate($$INSERT INTO cuckoo_store_tracking VALUES ('tr.s', 'tr.t', 'other')$$);
 -- the trigger ignores the writer's search_path
-CREATE TEMP TABLE s (segment int4, f cuckoofilter, fpr float8, capacity int8, segments int4);
+CREATE TEMP TABLE s (segment int4, chunk int4, bytes bytea, fpr float8, capacity int8, segments int4);
 SET search_path = pg_temp, public;
 INSERT INTO tr.t VALUES (8002, 80030, 'w');
 RESET search_path;

@@ -277,167 +277,249 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * ------------------------------------------------------------------------
  *
  * At commit (cuckoo_store_apply, latest) a tracked table's changes cost, in
- * SQL, three statements per store (the header's read, the segment's read
- * FOR UPDATE, its UPDATE), each with its executor start and end: most of a
- * single-row transaction's added time (docs/BENCHMARKS.md).  A store that is
- * exactly what cuckoo_store_create makes (the five columns in their order,
- * its primary key on segment its only index, the heap its access method,
- * not a partition, no trigger, rule, row security, check constraint or
- * generated column: nothing a statement would run that this code does not)
- * is read through its primary key and its
- * segments locked and updated by the heap's own functions, as the
- * statements would: under the newest snapshot, each segment locked in its
- * newest version (waiting for a transaction that holds it), updated, and
- * its key's index entry made when the update is not HOT.  The role must
- * hold SELECT and UPDATE on the store table itself (a grant of its
- * columns only takes the SQL path, which checks them) and USAGE on its
- * schema (the statements name the store).  Any other store
+ * SQL, a statement per store and segment step (the header's read, the
+ * segment's lock, its read, the UPDATE of each changed chunk), each with
+ * its executor start and end: most of a single-row transaction's added
+ * time (docs/BENCHMARKS.md).  A store that is exactly what
+ * cuckoo_store_create makes, or the update to 1.6 leaves (the six columns
+ * by name, dropped columns aside, its primary key on (segment, chunk) its
+ * only index, the heap its access method, not a partition, no trigger,
+ * rule, row security, check constraint or generated column: nothing a
+ * statement would run that this code does not) is read through its
+ * primary key and its segments locked and changed by the heap's own
+ * functions, as the statements would: under the newest snapshot, each
+ * segment's chunk 0 locked in its newest version (waiting for a
+ * transaction that holds it), the segment's chunks read under a snapshot
+ * taken after the lock, the chunks whose bytes changed updated (a key's
+ * index entry made when the update is not HOT), chunks a grown segment
+ * gains inserted and indexed.  The role must hold SELECT and UPDATE on the
+ * store table itself (a grant of its columns only takes the SQL path,
+ * which checks them) and USAGE on its schema (the statements name the
+ * store).  Any other store, and a store still in the layout of 1.3 to 1.5,
  * takes the SQL path, which does all of this through the statements.
  */
 
+/* A store opened for the heap path. */
+typedef struct DirectStore
+{
+	Relation	rel;
+	Relation	index;			/* the primary key (segment, chunk) */
+	IndexInfo  *ii;				/* built when first needed */
+	const char *name;
+	AttrNumber	a_segment,
+				a_chunk,
+				a_bytes,
+				a_fpr,
+				a_capacity,
+				a_segments;
+	TupleTableSlot *slot;
+	/* the segment being changed: the TIDs of its chunk rows */
+	int32		segment;
+	ItemPointerData *tids;
+	int32		ntids;
+	int32		captids;
+} DirectStore;
+
 /*
  * The store's primary key, opened (RowExclusiveLock), if rel's shape lets
- * the heap be used directly; else NULL.
+ * the heap be used directly (and ds's column numbers set); else NULL.
  */
 static Relation
-store_direct_index(Relation rel, Oid filter_type)
+store_direct_index(Relation rel, DirectStore *ds)
 {
-	static const char *const cols[] = {"segment", "f", "fpr", "capacity", "segments"};
+	static const char *const cols[] = {"segment", "chunk", "bytes", "fpr", "capacity", "segments"};
+	static const Oid types[] = {INT4OID, INT4OID, BYTEAOID, FLOAT8OID, INT8OID, INT4OID};
+	AttrNumber	att[6] = {0};
 	TupleDesc	desc = RelationGetDescr(rel);
-	Oid			types[5];
 	List	   *indexes;
 	Relation	idx;
 
 	/*
 	 * A partition's UPDATE checks its partition constraint (which may name
-	 * f), and simple_heap_update is the heap's only: neither is taken.
+	 * bytes), and simple_heap_update is the heap's only: neither is taken.
 	 */
 	if (rel->rd_rel->relkind != RELKIND_RELATION || RELATION_IS_OTHER_TEMP(rel) ||
 		rel->rd_rel->relam != HEAP_TABLE_AM_OID || rel->rd_rel->relispartition ||
 		rel->trigdesc != NULL || rel->rd_rules != NULL || rel->rd_rel->relrowsecurity ||
-		desc->natts != 5 ||
 		(desc->constr != NULL && (desc->constr->num_check > 0 ||
 								  desc->constr->has_generated_stored)))
 		return NULL;
-	types[0] = INT4OID;
-	types[1] = filter_type;
-	types[2] = FLOAT8OID;
-	types[3] = INT8OID;
-	types[4] = INT4OID;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, i);
+		int			c;
+
+		if (a->attisdropped)
+			continue;			/* an updated store keeps its old f, dropped */
+		for (c = 0; c < 6; c++)
+			if (strcmp(NameStr(a->attname), cols[c]) == 0)
+				break;
 
 		/*
-		 * a generated column (18's virtual ones are not in the tuple) or a
-		 * NOT NULL the store does not have (18's NOT VALID one: the UPDATE
-		 * checks it on the header-only columns' NULLs) is the SQL path's
+		 * another column, a generated one (18's virtual ones are not in the
+		 * tuple), a column default (an inserted chunk row would get it: the
+		 * statements name the columns they set, the heap does not know
+		 * defaults) or a NOT NULL the store does not have (18's NOT VALID
+		 * one: the UPDATE checks it on the header-only columns' NULLs) is
+		 * the SQL path's
 		 */
-		if (a->attisdropped || a->atttypid != types[i] ||
-			strcmp(NameStr(a->attname), cols[i]) != 0 || a->attgenerated != '\0' ||
-			(i >= 2 && a->attnotnull))
+		if (c == 6 || att[c] != 0 || a->atttypid != types[c] || a->attgenerated != '\0' ||
+			a->atthasdef || (c >= 3 && a->attnotnull))
 			return NULL;
+		att[c] = a->attnum;
 	}
+	for (int c = 0; c < 6; c++)
+		if (att[c] == 0)
+			return NULL;
 	indexes = RelationGetIndexList(rel);
 	if (list_length(indexes) != 1)
 		return NULL;
 	idx = index_open(linitial_oid(indexes), RowExclusiveLock);
 	if (idx->rd_rel->relam == BTREE_AM_OID &&
+		idx->rd_index->indnatts == 2 && idx->rd_index->indnkeyatts == 2 &&
 		idx->rd_opfamily[0] == INTEGER_BTREE_FAM_OID &&
-		idx->rd_index->indnatts == 1 && idx->rd_index->indkey.values[0] == 1 &&
+		idx->rd_opfamily[1] == INTEGER_BTREE_FAM_OID &&
+		idx->rd_index->indkey.values[0] == att[0] &&
+		idx->rd_index->indkey.values[1] == att[1] &&
+		idx->rd_indoption[0] == 0 && idx->rd_indoption[1] == 0 &&
 		idx->rd_index->indisunique && idx->rd_index->indimmediate &&
 		idx->rd_index->indisvalid && idx->rd_index->indisready &&
 		idx->rd_index->indislive &&
 		heap_attisnull(idx->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
 		heap_attisnull(idx->rd_indextuple, Anum_pg_index_indpred, NULL))
+	{
+		ds->a_segment = att[0];
+		ds->a_chunk = att[1];
+		ds->a_bytes = att[2];
+		ds->a_fpr = att[3];
+		ds->a_capacity = att[4];
+		ds->a_segments = att[5];
 		return idx;
+	}
 	index_close(idx, RowExclusiveLock);
 	return NULL;
 }
 
+static IndexScanDesc
+store_direct_scan(DirectStore *ds, Snapshot snapshot, int32 segment, bool chunk0)
+{
+	ScanKeyData key[2];
+	int			nkeys = chunk0 ? 2 : 1;
+	IndexScanDesc scan;
+
+	ScanKeyInit(&key[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(segment));
+	ScanKeyInit(&key[1], 2, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(0));
+#if PG_VERSION_NUM >= 190000
+	scan = index_beginscan(ds->rel, ds->index, snapshot, NULL, nkeys, 0, SO_NONE);
+#elif PG_VERSION_NUM >= 180000
+	scan = index_beginscan(ds->rel, ds->index, snapshot, NULL, nkeys, 0);
+#else
+	scan = index_beginscan(ds->rel, ds->index, snapshot, nkeys, 0);
+#endif
+	index_rescan(scan, key, nkeys, NULL, 0);
+	return scan;
+}
+
 /*
- * Row `segment` of the store under snapshot, into slot (a buffer slot of
- * rel): false if there is none.  A second row is an error, as in
- * store_read.
+ * Chunk 0 of `segment` under snapshot, into ds->slot: false if there is
+ * none.  A second row is an error, as in store_read.
  */
 static bool
-store_direct_find(Relation rel, Relation index, Snapshot snapshot, int32 segment,
-				  TupleTableSlot *slot, const char *name)
+store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 {
-	ScanKeyData key;
-	IndexScanDesc scan;
+	IndexScanDesc scan = store_direct_scan(ds, snapshot, segment, true);
 	bool		found = false;
 
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(segment));
-#if PG_VERSION_NUM >= 190000
-	scan = index_beginscan(rel, index, snapshot, NULL, 1, 0, SO_NONE);
-#elif PG_VERSION_NUM >= 180000
-	scan = index_beginscan(rel, index, snapshot, NULL, 1, 0);
-#else
-	scan = index_beginscan(rel, index, snapshot, 1, 0);
-#endif
-	index_rescan(scan, &key, 1, NULL, 0);
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
 	{
 		found = true;
 		/* two rows asked: a second row for the segment is an error, not a guess */
-		if (index_getnext_slot(scan, ForwardScanDirection, slot))
+		if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
 			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
-							name, segment),
-					 errhint("A store's table keeps its primary key on segment.")));
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("segment %d of cuckoo store \"%s\" has damaged chunk rows",
+							segment, ds->name),
+					 errdetail("Chunk 0 is there more than once."),
+					 errhint("A store's table keeps its primary key on (segment, chunk).")));
 	}
 	index_endscan(scan);
 	return found;
 }
 
-/* The f of the row in slot, a copy (detoasted). */
+/*
+ * The chunks of `segment` under a new snapshot (taken after its chunk 0 was
+ * locked, so they are what the transaction that held the lock left), put
+ * together; their TIDs in ds->tids.  NULL if there are none.
+ */
 static CuckooFilter *
-store_direct_f(TupleTableSlot *slot, int32 segment, const char *name)
+store_direct_read(DirectStore *ds, int32 segment)
 {
-	bool		isnull;
-	Datum		d = slot_getattr(slot, 2, &isnull);
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = store_direct_scan(ds, snapshot, segment, false);
+	StoreAsm	a;
 
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("segment %d of cuckoo store \"%s\" is NULL", segment, name)));
-	return DatumGetCuckooFilterPCopy(d);
+	store_asm_start(&a, ds->name, segment, CurrentMemoryContext);
+	ds->segment = segment;
+	ds->ntids = 0;
+	while (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
+	{
+		bool		n1,
+					n2;
+		Datum		c = slot_getattr(ds->slot, ds->a_chunk, &n1);
+		Datum		b = slot_getattr(ds->slot, ds->a_bytes, &n2);
+
+		store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
+		if (ds->ntids == ds->captids)
+		{
+			ds->captids = Max(16, ds->captids * 2);
+			ds->tids = ds->tids == NULL ?
+				palloc(sizeof(ItemPointerData) * ds->captids) :
+				repalloc(ds->tids, sizeof(ItemPointerData) * ds->captids);
+		}
+		ds->tids[ds->ntids++] = ds->slot->tts_tid;
+	}
+	index_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	ExecClearTuple(ds->slot);
+	return store_asm_finish(&a);
 }
 
 /*
- * Locks row `segment` in its newest version (waiting for a transaction that
- * changes it), into slot; false if there is no such row (as a SELECT ... FOR
- * UPDATE under READ COMMITTED finds none).
+ * Locks chunk 0 of `segment` in its newest version (waiting for a
+ * transaction that changes it); false if there is no such row (as a SELECT
+ * ... FOR UPDATE under READ COMMITTED finds none).
  */
 static bool
-store_direct_lock(Relation rel, Relation index, Snapshot snapshot, int32 segment,
-				  TupleTableSlot *slot, const char *name)
+store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 {
 	for (;;)
 	{
 		ItemPointerData tid;
 		TM_FailureData tmfd;
 		TM_Result	r;
-		bool		isnull;
+		bool		isnull,
+					isnull2;
 
-		if (!store_direct_find(rel, index, snapshot, segment, slot, name))
+		if (!store_direct_find(ds, snapshot, segment))
 			return false;
-		tid = slot->tts_tid;
-		ExecClearTuple(slot);
-		r = table_tuple_lock(rel, &tid, snapshot, slot, GetCurrentCommandId(true),
+		tid = ds->slot->tts_tid;
+		ExecClearTuple(ds->slot);
+		r = table_tuple_lock(ds->rel, &tid, snapshot, ds->slot, GetCurrentCommandId(true),
 							 LockTupleExclusive, LockWaitBlock,
 							 TUPLE_LOCK_FLAG_FIND_LAST_VERSION, &tmfd);
 		switch (r)
 		{
 			case TM_Ok:
-				/* the newest version is still that segment's row */
-				if (DatumGetInt32(slot_getattr(slot, 1, &isnull)) != segment || isnull)
+				/* the newest version is still that segment's chunk 0 */
+				if (DatumGetInt32(slot_getattr(ds->slot, ds->a_segment, &isnull)) != segment ||
+					isnull ||
+					DatumGetInt32(slot_getattr(ds->slot, ds->a_chunk, &isnull2)) != 0 ||
+					isnull2)
 					ereport(ERROR,
 							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 							 errmsg("segment %d of cuckoo store \"%s\" was renumbered concurrently",
-									segment, name)));
+									segment, ds->name)));
+				ExecClearTuple(ds->slot);
 				return true;
 			case TM_Deleted:
 				/* deleted since: look again, under a new snapshot */
@@ -445,62 +527,111 @@ store_direct_lock(Relation rel, Relation index, Snapshot snapshot, int32 segment
 				continue;
 			default:
 				elog(ERROR, "locking segment %d of cuckoo store \"%s\" failed: %d",
-					 segment, name, (int) r);
+					 segment, ds->name, (int) r);
 		}
 	}
 }
 
-/* Replaces the f of the locked row in slot by cf's filter. */
 static void
-store_direct_write(Relation rel, Relation index, IndexInfo **ii, TupleTableSlot *slot,
-				   int32 segment, cf_filter *cf)
+store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
 {
-	CuckooFilter *v = (CuckooFilter *) (cf->buf - VARHDRSZ);
-	Datum		values[5] = {0};
-	bool		nulls[5] = {0};
-	bool		repl[5] = {0};
-	bool		should_free;
-	HeapTuple	old = ExecFetchSlotHeapTuple(slot, false, &should_free);
+	Datum		key[2];
+	bool		keynull[2] = {false, false};
+
+	if (ds->ii == NULL)
+		ds->ii = BuildIndexInfo(ds->index);
+	key[0] = Int32GetDatum(ds->segment);
+	key[1] = Int32GetDatum(chunk);
+	/*
+	 * indexUnchanged (14 and later): for an update the key is not changed,
+	 * as the executor tells the index for an UPDATE that leaves its columns
+	 * alone (btree's bottom-up deletion of the older versions' entries)
+	 */
+	(void) index_insert(ds->index, key, keynull, &tup->t_self, ds->rel, UNIQUE_CHECK_YES,
+#if PG_VERSION_NUM >= 140000
+						chunk < ds->ntids,
+#endif
+						ds->ii);
+}
+
+/* store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes p[0 .. n-1]. */
+static void
+store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool insert)
+{
+	DirectStore *ds = arg;
+	TupleDesc	desc = RelationGetDescr(ds->rel);
+	bytea	   *b = palloc(VARHDRSZ + n);
 	HeapTuple	tup;
 	bool		index_it;
 
-	SET_VARSIZE(v, VARHDRSZ + cf->len);
-	AssertCheckFilter(cf, "store_direct_write");
-	values[1] = PointerGetDatum(v);
-	repl[1] = true;
-	tup = heap_modify_tuple(old, RelationGetDescr(rel), values, nulls, repl);
+	SET_VARSIZE(b, VARHDRSZ + n);
+	memcpy(VARDATA(b), p, n);
+	if (insert)
+	{
+		Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
+		bool	   *nulls = palloc(sizeof(bool) * desc->natts);
+
+		memset(nulls, true, sizeof(bool) * desc->natts);
+		values[ds->a_segment - 1] = Int32GetDatum(ds->segment);
+		nulls[ds->a_segment - 1] = false;
+		values[ds->a_chunk - 1] = Int32GetDatum(chunk);
+		nulls[ds->a_chunk - 1] = false;
+		values[ds->a_bytes - 1] = PointerGetDatum(b);
+		nulls[ds->a_bytes - 1] = false;
+		tup = heap_form_tuple(desc, values, nulls);
+		simple_heap_insert(ds->rel, tup);
+		index_it = true;
+		pfree(values);
+		pfree(nulls);
+	}
+	else
+	{
+		Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
+		bool	   *nulls = palloc0(sizeof(bool) * desc->natts);
+		bool	   *repl = palloc0(sizeof(bool) * desc->natts);
+		bool		should_free;
+		HeapTuple	old;
+		ItemPointerData tid = ds->tids[chunk];
+
+		if (!table_tuple_fetch_row_version(ds->rel, &tid, SnapshotAny, ds->slot))
+			elog(ERROR, "chunk %d of segment %d of cuckoo store \"%s\" vanished",
+				 chunk, ds->segment, ds->name);
+		old = ExecFetchSlotHeapTuple(ds->slot, false, &should_free);
+		values[ds->a_bytes - 1] = PointerGetDatum(b);
+		repl[ds->a_bytes - 1] = true;
+		tup = heap_modify_tuple(old, desc, values, nulls, repl);
 #if PG_VERSION_NUM >= 160000
-	{
-		TU_UpdateIndexes upd;
+		{
+			TU_UpdateIndexes upd;
 
-		simple_heap_update(rel, &slot->tts_tid, tup, &upd);
-		index_it = upd == TU_All;
-	}
+			simple_heap_update(ds->rel, &tid, tup, &upd);
+			index_it = upd == TU_All;
+		}
 #else
-	simple_heap_update(rel, &slot->tts_tid, tup);
-	index_it = !HeapTupleIsHeapOnly(tup);
+		simple_heap_update(ds->rel, &tid, tup);
+		index_it = !HeapTupleIsHeapOnly(tup);
 #endif
-	if (index_it)
-	{
-		Datum		key = Int32GetDatum(segment);
-		bool		keynull = false;
-
-		if (*ii == NULL)
-			*ii = BuildIndexInfo(index);
-		/*
-		 * indexUnchanged (14 and later): the key is not changed, as the
-		 * executor tells the index for an UPDATE that leaves its columns
-		 * alone (btree's bottom-up deletion of the older versions' entries)
-		 */
-		(void) index_insert(index, &key, &keynull, &tup->t_self, rel, UNIQUE_CHECK_YES,
-#if PG_VERSION_NUM >= 140000
-							true,
-#endif
-							*ii);
+		ExecClearTuple(ds->slot);
+		if (should_free)
+			heap_freetuple(old);
+		pfree(values);
+		pfree(nulls);
+		pfree(repl);
 	}
+	if (index_it)
+		store_direct_index_insert(ds, tup, chunk);
 	heap_freetuple(tup);
-	if (should_free)
-		heap_freetuple(old);
+	pfree(b);
+}
+
+/* store_chunk_diff's drop: the chunks of ds->segment from `from` go. */
+static void
+store_direct_drop_chunks(void *arg, int32 from)
+{
+	DirectStore *ds = arg;
+
+	for (int32 c = from; c < ds->ntids; c++)
+		simple_heap_delete(ds->rel, &ds->tids[c]);
 }
 
 /*
@@ -528,14 +659,11 @@ bool
 cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const ValueHasher *vh,
 						  const StoreChange *changes, int64 n, bool saturate, int64 *changed)
 {
-	StoreCallCache *cc = store_call_cache(fcinfo);
-	Relation	rel;
-	Relation	index;
-	IndexInfo  *ii;
-	TupleTableSlot *slot;
+	DirectStore ds;
 	Snapshot	snapshot;
 	Store		s;
 	StoreItem  *items;
+	CuckooFilter *hv;
 	int			k,
 				nremove;
 	bool		isnull[3];
@@ -553,30 +681,33 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		!cuckoo_store_schema_usage(relid, role))
 		return false;
 	store_check_no_children(relid);
-	rel = table_open(relid, RowExclusiveLock);
-	index = store_direct_index(rel, cc->filter_type);
-	if (index == NULL)
+	memset(&ds, 0, sizeof(ds));
+	ds.rel = table_open(relid, RowExclusiveLock);
+	ds.index = store_direct_index(ds.rel, &ds);
+	if (ds.index == NULL)
 	{
-		table_close(rel, RowExclusiveLock);
+		table_close(ds.rel, RowExclusiveLock);
 		return false;
 	}
 	memset(&s, 0, sizeof(s));
 	s.relid = relid;
-	s.name = RelationGetRelationName(rel);
+	s.chunked = true;
+	s.name = ds.name = RelationGetRelationName(ds.rel);
 	/* a published store without a replica identity fails as its UPDATE would */
-	CheckCmdReplicaIdentity(rel, CMD_UPDATE);
+	CheckCmdReplicaIdentity(ds.rel, CMD_UPDATE);
+	CheckCmdReplicaIdentity(ds.rel, CMD_DELETE);
 	CommandCounterIncrement();
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	slot = table_slot_create(rel, NULL);
-	if (!store_direct_find(rel, index, snapshot, STORE_HEADER, slot, s.name))
+	ds.slot = table_slot_create(ds.rel, NULL);
+	if (!store_direct_find(&ds, snapshot, STORE_HEADER))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
 						s.name)));
 	{
-		Datum		fpr = slot_getattr(slot, 3, &isnull[0]);
-		Datum		cap = slot_getattr(slot, 4, &isnull[1]);
-		Datum		nseg = slot_getattr(slot, 5, &isnull[2]);
+		Datum		fpr = slot_getattr(ds.slot, ds.a_fpr, &isnull[0]);
+		Datum		cap = slot_getattr(ds.slot, ds.a_capacity, &isnull[1]);
+		Datum		nseg = slot_getattr(ds.slot, ds.a_segments, &isnull[2]);
 
 		if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
 			ereport(ERROR,
@@ -587,15 +718,22 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		s.capacity = DatumGetInt64(cap);
 		s.nsegments = DatumGetInt32(nseg);
 	}
-	s.header = store_direct_f(slot, STORE_HEADER, s.name);
+	ExecClearTuple(ds.slot);
+	hv = store_direct_read(&ds, STORE_HEADER);
+	if (hv == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+						s.name)));
+	s.header = hv;
 	filter_open(&s.hcf, s.header);
 	if (cf_kind_of(&s.hcf) == CF_KIND_ANY)
 	{
 		/* the first value's family is recorded under the header's lock: SQL */
-		ExecDropSingleTupleTableSlot(slot);
+		ExecDropSingleTupleTableSlot(ds.slot);
 		UnregisterSnapshot(snapshot);
-		index_close(index, RowExclusiveLock);
-		table_close(rel, RowExclusiveLock);
+		index_close(ds.index, RowExclusiveLock);
+		table_close(ds.rel, RowExclusiveLock);
 		return false;
 	}
 	if (!filter_kind_matches(&s.hcf, vh))
@@ -604,30 +742,36 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 				 errmsg("cuckoo store \"%s\" holds %s values, not %s", s.name,
 						cf_kind_name(cf_kind_of(&s.hcf)), format_type_be(vh->typid)),
 				 errhint("Use a store with values of the type it was first given.")));
-	ExecClearTuple(slot);
-	ii = NULL;					/* built when an update leaves its page */
 	items = store_apply_items(changes, n, s.nsegments, &k, &nremove);
 	*changed = 0;
 	for (int i = 0; i < k;)
 	{
 		int32		seg = items[i].segment;
+		CuckooFilter *v = NULL;
+		char	   *held;
+		Size		held_len;
 		cf_filter	cf;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!store_direct_lock(rel, index, snapshot, seg, slot, s.name))
+		if (!store_direct_lock(&ds, snapshot, seg) ||
+			(v = store_direct_read(&ds, seg)) == NULL)
 			store_missing_segment(&s, seg);
-		filter_open(&cf, store_direct_f(slot, seg, s.name));
+		held_len = CUCKOO_BYTES_LEN(v);
+		held = palloc(Max(held_len, 1));
+		memcpy(held, v->bytes, held_len);
+		filter_open(&cf, v);
 		if (store_apply_segment(&cf, vh, items, k, &i, nremove, saturate, changed))
-			store_direct_write(rel, index, &ii, slot, seg, &cf);
-		ExecClearTuple(slot);
+			store_chunk_diff(held, held_len, (const char *) cf.buf, cf.len,
+							 store_direct_write_chunk, store_direct_drop_chunks, &ds);
+		pfree(held);
 		pfree(cf.buf - VARHDRSZ);
 	}
 	CommandCounterIncrement();
 	pfree(items);
-	ExecDropSingleTupleTableSlot(slot);
+	ExecDropSingleTupleTableSlot(ds.slot);
 	UnregisterSnapshot(snapshot);
-	index_close(index, RowExclusiveLock);
-	table_close(rel, RowExclusiveLock);
+	index_close(ds.index, RowExclusiveLock);
+	table_close(ds.rel, RowExclusiveLock);
 	return true;
 }
 

@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 #include "utils/varlena.h"
 
 #include "access/detoast.h"	/* toast_datum_size (13 and later) */
@@ -94,11 +95,9 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 	text	   *name = PG_GETARG_TEXT_PP(0);
 	int64		capacity = PG_GETARG_INT64(1);
 	double		fpr = PG_GETARG_FLOAT8(2);
-	StoreCallCache *cc = store_call_cache(fcinfo);
 	RangeVar   *rv;
 	Oid			nsp;
 	char	   *qualname;
-	char	   *typname;
 	int64		per,
 				nseg;
 	cf_params	p;
@@ -125,34 +124,40 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 	rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
 	nsp = RangeVarGetCreationNamespace(rv);
 	qualname = quote_qualified_identifier(get_namespace_name(nsp), rv->relname);
-	typname = quote_qualified_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)),
-										 "cuckoofilter");
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	store_exec(psprintf("CREATE TABLE %s (segment pg_catalog.int4 PRIMARY KEY, "
-						"f %s NOT NULL, fpr pg_catalog.float8, "
-						"capacity pg_catalog.int8, segments pg_catalog.int4) "
-						"WITH (fillfactor = 75, toast_tuple_target = 8160)", qualname, typname),
+	/*
+	 * Chunk rows stay under the TOAST threshold (STORE_CHUNK_BYTES); the
+	 * target and EXTERNAL keep the toaster from trying pglz on a row that a
+	 * damaged or hand-made chunk makes larger.
+	 */
+	store_exec(psprintf("CREATE TABLE %s (segment pg_catalog.int4, "
+						"chunk pg_catalog.int4, bytes pg_catalog.bytea NOT NULL, "
+						"fpr pg_catalog.float8, capacity pg_catalog.int8, "
+						"segments pg_catalog.int4, PRIMARY KEY (segment, chunk)) "
+						"WITH (fillfactor = 75, toast_tuple_target = 8160)", qualname),
 			   0, NULL, NULL, SPI_OK_UTILITY);
-	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN f SET STORAGE EXTERNAL", qualname),
+	store_exec(psprintf("ALTER TABLE %s ALTER COLUMN bytes SET STORAGE EXTERNAL", qualname),
 			   0, NULL, NULL, SPI_OK_UTILITY);
 	types[0] = INT4OID;
-	types[1] = cc->filter_type;
+	types[1] = BYTEAOID;
 	types[2] = FLOAT8OID;
 	types[3] = INT8OID;
 	types[4] = INT4OID;
 	values[0] = Int32GetDatum(STORE_HEADER);
-	values[1] = PointerGetDatum(empty);
+	values[1] = PointerGetDatum(empty);	/* one chunk: at most STORE_SEGMENT_BYTES */
 	values[2] = Float8GetDatum(fpr);
 	values[3] = Int64GetDatum(capacity);
 	values[4] = Int32GetDatum((int32) nseg);
-	store_exec(psprintf("INSERT INTO %s (segment, f, fpr, capacity, segments) "
-						"VALUES ($1, $2, $3, $4, $5)", qualname),
+	StaticAssertStmt(STORE_SEGMENT_BYTES <= STORE_CHUNK_BYTES,
+					 "a new segment is one chunk");
+	store_exec(psprintf("INSERT INTO %s (segment, chunk, bytes, fpr, capacity, segments) "
+						"VALUES ($1, 0, $2, $3, $4, $5)", qualname),
 			   5, types, values, SPI_OK_INSERT);
 	values[0] = Int32GetDatum((int32) (nseg - 1));
-	store_exec(psprintf("INSERT INTO %s (segment, f) "
-						"SELECT g, $2 FROM pg_catalog.generate_series(0, $1) g",
+	store_exec(psprintf("INSERT INTO %s (segment, chunk, bytes) "
+						"SELECT g, 0, $2 FROM pg_catalog.generate_series(0, $1) g",
 						qualname),
 			   2, types, values, SPI_OK_INSERT);
 	SPI_finish();
@@ -235,6 +240,185 @@ store_info_trackings(FunctionCallInfo fcinfo, Oid relid)
 }
 
 /*
+ * Calls fn for every row of store s (open, inside SPI) from segment `from`
+ * on, in segment order for the 1.6 layout (in the table's order before):
+ * the segment's filter (a chunked one put together, not validated yet) and
+ * the bytes it takes in its rows.
+ */
+static void
+store_scan_segments(Store *s, int32 from,
+					void (*fn) (void *arg, int32 seg, CuckooFilter *v, int64 stored), void *arg)
+{
+	Datum		a0 = Int32GetDatum(from);
+	Portal		portal = SPI_cursor_open(NULL, s->entry->plans[PLAN_ALL], &a0, NULL, true);
+	MemoryContext asmcxt = AllocSetContextCreate(CurrentMemoryContext, "cuckoo store chunks",
+												 ALLOCSET_DEFAULT_SIZES);
+	StoreAsm	a;
+	bool		in_seg = false;
+
+	if (portal == NULL)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(SPI_result));
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	td = SPI_tuptable->tupdesc;
+			bool		isnull,
+						n1,
+						n2;
+			Datum		segd = SPI_getbinval(tup, td, 1, &isnull);
+			int32		seg = DatumGetInt32(segd);
+			Datum		d;
+
+			CHECK_FOR_INTERRUPTS();
+			if (isnull)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("a row of cuckoo store \"%s\" has a NULL segment", s->name)));
+			if (!s->chunked)
+			{
+				CuckooFilter *v;
+
+				d = SPI_getbinval(tup, td, 2, &n2);
+				if (n2)
+					ereport(ERROR,
+							(errcode(ERRCODE_DATA_CORRUPTED),
+							 errmsg("a segment of cuckoo store \"%s\" is NULL", s->name)));
+				v = DatumGetCuckooFilterP(d);
+				fn(arg, seg, v, (int64) toast_datum_size(d));
+				if ((Pointer) v != DatumGetPointer(d))
+					pfree(v);
+				continue;
+			}
+			if (in_seg && seg != a.segment)
+			{
+				CuckooFilter *v = store_asm_finish(&a);
+
+				fn(arg, a.segment, v, (int64) VARSIZE(v));
+				MemoryContextReset(asmcxt);
+				in_seg = false;
+			}
+			if (!in_seg)
+			{
+				store_asm_start(&a, s->name, seg, asmcxt);
+				in_seg = true;
+			}
+			d = SPI_getbinval(tup, td, 3, &n2);
+			store_asm_add(&a, DatumGetInt32(SPI_getbinval(tup, td, 2, &n1)), n1, d, n2);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	if (in_seg)
+	{
+		CuckooFilter *v = store_asm_finish(&a);
+
+		fn(arg, a.segment, v, (int64) VARSIZE(v));
+	}
+	MemoryContextDelete(asmcxt);
+	SPI_cursor_close(portal);
+}
+
+typedef struct StoreInfoAcc
+{
+	Store	   *s;
+	int64		items;
+	int64		bytes;
+	int64		rows;
+	double		fpr_sum;
+} StoreInfoAcc;
+
+static void
+store_info_segment(void *arg, int32 seg, CuckooFilter *v0, int64 stored)
+{
+	StoreInfoAcc *acc = arg;
+	CuckooFilter *v;
+	cf_filter	cf;
+	cf_info		info;
+
+	acc->bytes += stored;
+	/* with this transaction's changes not applied yet */
+	v = store_overlay(acc->s, seg, v0);
+	filter_open(&cf, v);
+	cf_get_info(&cf, &info);
+	acc->items += (int64) cf_items(&cf);
+	acc->fpr_sum += filter_expected_fpr(&cf, &info) * (double) cf_items(&cf);
+	acc->rows++;
+	if (v != v0)
+		pfree(v);
+}
+
+typedef struct StoreSegmentsOut
+{
+	Tuplestorestate *ts;
+	TupleDesc	td;
+	int64		rows;
+} StoreSegmentsOut;
+
+static void
+store_segments_row(void *arg, int32 seg, CuckooFilter *v, int64 stored)
+{
+	StoreSegmentsOut *o = arg;
+	cf_filter	cf;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	/* validated: the validator's error names what is wrong */
+	filter_open(&cf, v);
+	values[0] = Int32GetDatum(seg);
+	values[1] = PointerGetDatum(v);
+	tuplestore_putvalues(o->ts, o->td, values, nulls);
+	o->rows++;
+}
+
+/*
+ * cuckoo_store_segments(store) (1.6): the store's rows as filters, (segment,
+ * f) for the header (-1) and each segment, its chunk rows put together and
+ * validated, read in one statement (one snapshot); what a client reads to
+ * probe a store from its rows.  As the rows are, without this
+ * transaction's tracked changes not applied yet.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_segments);
+Datum
+cuckoo_store_segments(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	tupdesc;
+	MemoryContext old;
+	StoreSegmentsOut o;
+	Store		s;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		!(rsinfo->allowedModes & SFRM_Materialize))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cuckoo_store_segments: set-valued function called in context that cannot accept a set")));
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	o.td = CreateTupleDescCopy(tupdesc);
+	o.ts = tuplestore_begin_heap(true, false, work_mem);
+	o.rows = 0;
+	MemoryContextSwitchTo(old);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, NULL, false, true);
+	old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	MemoryContextSwitchTo(old);
+	store_scan_segments(&s, STORE_HEADER, store_segments_row, &o);
+	SPI_finish();
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = o.ts;
+	rsinfo->setDesc = o.td;
+	return (Datum) 0;
+}
+
+/*
  * cuckoo_store_info(store): items, bytes, segments, fpr (the target),
  * value_type, capacity, expected_fpr and (1.4) trackings.
  */
@@ -245,8 +429,6 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 	Oid			relid = PG_GETARG_OID(0);
 	TupleDesc	tupdesc;
 	Store		s;
-	Portal		portal;
-	Datum		arg = Int32GetDatum(0);
 	int64		items = 0,
 				bytes = 0,
 				rows = 0;
@@ -283,43 +465,16 @@ cuckoo_store_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	store_open(&s, fcinfo, relid, NULL, false, true);
 	kind = cf_kind_name(cf_kind_of(&s.hcf));
-	portal = SPI_cursor_open(NULL, s.entry->plans[PLAN_ALL], &arg, NULL, true);
-	for (;;)
 	{
-		SPI_cursor_fetch(portal, true, 1000);
-		if (SPI_processed == 0)
-			break;
-		for (uint64 i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-										  2, &isnull);
-			CuckooFilter *v;
-			cf_filter	cf;
-			cf_info		info;
+		StoreInfoAcc acc = {0};
 
-			CHECK_FOR_INTERRUPTS();
-			if (isnull)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("a segment of cuckoo store \"%s\" is NULL", s.name)));
-			bytes += (int64) toast_datum_size(d);
-			/* with this transaction's changes not applied yet */
-			v = store_overlay(&s, DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
-															  SPI_tuptable->tupdesc,
-															  1, &isnull)),
-							  DatumGetCuckooFilterP(d));
-			filter_open(&cf, v);
-			cf_get_info(&cf, &info);
-			items += (int64) cf_items(&cf);
-			fpr_sum += filter_expected_fpr(&cf, &info) * (double) cf_items(&cf);
-			rows++;
-			if ((Pointer) v != DatumGetPointer(d))
-				pfree(v);
-		}
-		SPI_freetuptable(SPI_tuptable);
+		acc.s = &s;
+		store_scan_segments(&s, 0, store_info_segment, &acc);
+		items = acc.items;
+		bytes = acc.bytes;
+		rows = acc.rows;
+		fpr_sum = acc.fpr_sum;
 	}
-	SPI_cursor_close(portal);
 	if (rows != s.nsegments)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

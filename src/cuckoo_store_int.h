@@ -28,13 +28,45 @@
 /* Segments per store: routing takes a 32-bit count, the key is an int4. */
 #define STORE_MAX_SEGMENTS	((int64) PG_INT32_MAX)
 
+/*
+ * A segment is kept as rows (segment, chunk, bytes) (extension 1.6,
+ * FORMAT.md section 14): its filter's bytes cut into chunks of this many
+ * bytes, the last one 1 .. STORE_CHUNK_BYTES.  A chunk row stays under
+ * PostgreSQL's 2,032-byte TOAST threshold (36 bytes of tuple header, key
+ * and varlena header), and three of them fill a page to the table's
+ * fillfactor of 75, leaving room for a HOT update (DESIGN.md, "Growth").
+ */
+#define STORE_CHUNK_BYTES	1984
+
+/* The chunks of a segment of len bytes (at least 1). */
+#define STORE_CHUNKS(len)	((int32) (((len) + STORE_CHUNK_BYTES - 1) / STORE_CHUNK_BYTES))
+
+/*
+ * A probe of one key reads chunk 0 of its segment and the chunks of the
+ * key's two buckets (a slice read), for a segment of at least this many
+ * chunks, for the first STORE_SLICE_KEYS keys a call site probes under one
+ * snapshot; then the segments it meets are read whole and kept (a scan).
+ */
+#define STORE_SLICE_MIN_CHUNKS	4
+#define STORE_SLICE_KEYS		16
+
 /* The statements of a store, prepared once per backend. */
 typedef enum StorePlan
 {
-	PLAN_READ,					/* SELECT f, fpr, capacity, segments WHERE segment = $1 */
-	PLAN_LOCK,					/* the same, FOR UPDATE */
-	PLAN_WRITE,					/* UPDATE SET f = $2 WHERE segment = $1 */
-	PLAN_ALL,					/* SELECT f of every segment (cuckoo_store_info) */
+	PLAN_READ,					/* 1.6: SELECT chunk, bytes, fpr, capacity, segments
+								 * WHERE segment = $1 ORDER BY chunk; before:
+								 * SELECT f, fpr, capacity, segments WHERE segment = $1 */
+	PLAN_LOCK,					/* 1.6: chunk 0 of segment $1, FOR UPDATE; before:
+								 * PLAN_READ FOR UPDATE */
+	PLAN_WRITE,					/* 1.6: UPDATE SET bytes = $3 WHERE (segment, chunk) =
+								 * ($1, $2); before: UPDATE SET f = $2 WHERE segment = $1 */
+	PLAN_ALL,					/* SELECT segment, (1.6) chunk, bytes or f of the rows
+								 * segment >= $1 (1.6: ORDER BY segment, chunk) */
+	PLAN_INSERT,				/* 1.6: INSERT chunk ($1, $2, $3) */
+	PLAN_DELETE,				/* 1.6: DELETE the chunks of segment $1 from chunk $2 */
+	PLAN_SLICE_HEAD,			/* 1.6: chunks 0 .. STORE_SLICE_MIN_CHUNKS - 1 and the
+								 * last of segment $1, in order */
+	PLAN_SLICE_CHUNKS,			/* 1.6: chunks = ANY ($2) of segment $1, in order */
 	NUM_PLANS
 } StorePlan;
 
@@ -42,8 +74,29 @@ typedef struct StoreEntry
 {
 	Oid			relid;			/* hash key */
 	char	   *qualname;		/* the name the plans were made for */
+	bool		chunked;		/* the layout the plans were made for */
+	int32		chunks_seen;	/* chunks of the segment this backend read last:
+								 * one-key probes read by slices once it is at
+								 * least STORE_SLICE_MIN_CHUNKS (segments grow
+								 * alike: routing is uniform) */
 	SPIPlanPtr	plans[NUM_PLANS];
 } StoreEntry;
+
+/*
+ * A segment being put together from its chunk rows, given in chunk order
+ * (store_asm_*): the filter as a varlena, VARHDRSZ bytes reserved first.
+ */
+typedef struct StoreAsm
+{
+	const char *name;			/* the store, for messages */
+	int32		segment;
+	int32		next;			/* the chunk expected next */
+	Size		last;			/* bytes of the last chunk added */
+	char	   *buf;			/* VARHDRSZ + len bytes used of cap */
+	Size		len;
+	Size		cap;
+	MemoryContext cxt;
+} StoreAsm;
 
 /* What a call site keeps between rows (fn_extra). */
 /*
@@ -74,6 +127,7 @@ typedef struct ProbeCache
 	char	   *arena;			/* free space of the block segments are cut from */
 	Size		arena_left;
 	int64		reads;			/* segments read one by one */
+	int64		slice_keys;		/* keys probed by slices (cuckoo_store_probe.c) */
 	cf_filter **raw;			/* [nsegments] after the read of them all:
 								 * copies not opened yet (a view's room,
 								 * then the value), NULL: not read */
@@ -116,7 +170,16 @@ typedef struct Store
 {
 	Oid			relid;
 	const char *name;			/* for messages */
+	bool		chunked;		/* 1.6 layout: (segment, chunk, bytes) rows */
 	StoreEntry *entry;
+	/*
+	 * The segment last read FOR UPDATE, as it was read (chunked): store_write
+	 * writes the chunks that differ from it.  held_seg is meaningful only
+	 * while held is set.
+	 */
+	int32		held_seg;
+	char	   *held;			/* its bytes (no varlena header) */
+	Size		held_len;
 	CuckooFilter *header;		/* header row's f (detoasted) */
 	cf_filter	hcf;
 	double		fpr;
@@ -142,9 +205,17 @@ typedef struct StoreItem
 /* cuckoo_store_segment.c */
 extern StoreCallCache *store_call_cache(FunctionCallInfo fcinfo);
 extern ValueHasher *store_hasher(FunctionCallInfo fcinfo, int argno, bool array);
-extern void store_check_shape(Oid relid, Oid filter_type);
+extern bool store_check_shape(Oid relid, Oid filter_type);
+extern void store_asm_start(StoreAsm *a, const char *name, int32 segment, MemoryContext cxt);
+extern void store_asm_add(StoreAsm *a, int32 chunk, bool chunk_null, Datum bytes, bool bytes_null);
+extern CuckooFilter *store_asm_finish(StoreAsm *a);
+extern void store_hold(Store *s, int32 segment, const CuckooFilter *v);
+extern void store_chunks_damaged(const char *name, int32 segment, const char *detail);
 extern void store_check_no_children(Oid relid);
-extern StoreEntry *store_entry(Oid relid, Oid filter_type);
+extern StoreEntry *store_entry(Oid relid, Oid filter_type, bool chunked);
+extern void store_chunk_diff(const char *old, Size olen, const char *new, Size nlen,
+							 void (*write) (void *arg, int32 chunk, const char *p, Size n, bool insert),
+							 void (*drop) (void *arg, int32 from), void *arg);
 extern bool store_latest;
 extern CuckooFilter *store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only, bool header);
 extern void store_write(Store *s, int32 segment, cf_filter *cf);

@@ -28,6 +28,8 @@
 
 #include "access/detoast.h"	/* toast_datum_size (13 and later) */
 
+#include "cf_slice.h"
+#include "cuckoo_arg.h"
 #include "cf_store.h"
 #include "cuckoo_store_int.h"
 
@@ -119,6 +121,7 @@ probe_cache_reset(FunctionCallInfo fcinfo, ProbeCache *pc, Store *s)
 	pc->arena = NULL;
 	pc->arena_left = 0;
 	pc->reads = 0;
+	pc->slice_keys = 0;
 	pc->raw = NULL;
 	pc->flat_state = 0;
 	pc->flat = NULL;
@@ -161,10 +164,11 @@ probe_open(FunctionCallInfo fcinfo, Store *s, Oid relid, const ValueHasher *vh)
 
 	if (probe_cache_valid(pc, relid))
 	{
-		store_check_shape(relid, cc->filter_type);
+		memset(s, 0, sizeof(*s));
+		s->chunked = store_check_shape(relid, cc->filter_type);
 		s->relid = relid;
 		s->name = get_rel_name(relid);
-		s->entry = store_entry(relid, cc->filter_type);
+		s->entry = store_entry(relid, cc->filter_type, s->chunked);
 		s->nsegments = pc->nsegments;
 	}
 	else
@@ -214,14 +218,53 @@ probe_read_all_after(int32 nsegments)
  * its error at the row that probes it, as when read alone.  Two rows of one
  * segment are an error here too.
  */
+static bool
+probe_keep_raw(ProbeCache *pc, Store *s, int32 seg, CuckooFilter *v)
+{
+	cf_filter  *c;
+
+	if (pc->raw[seg] != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
+						s->name, seg),
+				 errhint("A store's table keeps its primary key on segment.")));
+	if (pc->bytes + VARSIZE(v) > PROBE_CACHE_BYTES)
+		return false;
+	c = probe_alloc(pc, v);
+	memcpy(c + 1, v, VARSIZE(v));
+	pc->raw[seg] = c;
+	pc->bytes += VARSIZE(v);
+	return true;
+}
+
+/* True when a probe reads segment seg of s one by one, not from the read of all. */
+static bool
+probe_skip_seg(ProbeCache *pc, Store *s, int32 seg)
+{
+	const StoreChange *pending;
+	const ValueHasher *pending_vh;
+
+	/* rows a probe never reads are left to the probes' own reads */
+	if (seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+		return true;
+	/*
+	 * So is a segment this transaction has changes of, not applied until its
+	 * commit: the read one by one lays them over the copy (store_overlay), so
+	 * its probes find what the transaction added.
+	 */
+	return store_pending(s->relid, (uint32) pc->nsegments, seg, &pending, &pending_vh) > 0;
+}
+
 static void
 probe_read_all(ProbeCache *pc, Store *s)
 {
 	Datum		arg = Int32GetDatum(0);
 	Portal		portal;
 	bool		full = false;
-	const StoreChange *pending;
-	const ValueHasher *pending_vh;
+	StoreAsm	a;
+	bool		in_seg = false;	/* a is collecting a segment's chunks */
+	MemoryContext asmcxt = NULL;
 
 	pc->raw = MemoryContextAllocExtended(pc->cxt, sizeof(cf_filter *) * (Size) pc->nsegments,
 										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -229,6 +272,9 @@ probe_read_all(ProbeCache *pc, Store *s)
 	if (portal == NULL)
 		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
 			 SPI_result_code_string(SPI_result));
+	if (s->chunked)
+		asmcxt = AllocSetContextCreate(CurrentMemoryContext, "cuckoo store chunks",
+									   ALLOCSET_DEFAULT_SIZES);
 	while (!full)
 	{
 		SPI_cursor_fetch(portal, true, 256);
@@ -242,44 +288,73 @@ probe_read_all(ProbeCache *pc, Store *s)
 			int32		seg = DatumGetInt32(SPI_getbinval(tup, td, 1, &isnull));
 			Datum		d;
 			CuckooFilter *v;
-			cf_filter  *c;
 
-			/* rows a probe never reads are left to the probes' own reads */
-			if (isnull || seg < 0 || seg >= pc->nsegments || pc->segs[seg] != NULL)
+			if (s->chunked)
+			{
+				bool		n1,
+							n2;
+				Datum		c,
+							b;
+
+				/*
+				 * Rows come by segment, then chunk: a segment is put together
+				 * from its rows, and kept when the next segment's rows start.
+				 * A damaged segment is left to its own read (its error at the
+				 * row that probes it), but for two segments of one number.
+				 */
+				if (in_seg && (isnull || seg != a.segment))
+				{
+					in_seg = false;
+					v = store_asm_finish(&a);
+					if (!probe_keep_raw(pc, s, a.segment, v))
+						full = true;
+					MemoryContextReset(asmcxt);
+					if (full)
+						break;
+				}
+				if (isnull || probe_skip_seg(pc, s, seg))
+					continue;
+				c = SPI_getbinval(tup, td, 2, &n1);
+				b = SPI_getbinval(tup, td, 3, &n2);
+				if (!in_seg)
+				{
+					if (pc->raw[seg] != NULL)
+						(void) probe_keep_raw(pc, s, seg, NULL);	/* raises the error */
+					store_asm_start(&a, s->name, seg, asmcxt);
+					in_seg = true;
+				}
+				store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
 				continue;
-			/*
-			 * So is a segment this transaction has changes of, not applied
-			 * until its commit: the read one by one lays them over the copy
-			 * (store_overlay), so its probes find what the transaction added.
-			 */
-			if (store_pending(s->relid, (uint32) pc->nsegments, seg,
-							  &pending, &pending_vh) > 0)
+			}
+			if (isnull || probe_skip_seg(pc, s, seg))
 				continue;
-			if (pc->raw[seg] != NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("cuckoo store \"%s\" has more than one row for segment %d",
-								s->name, seg),
-						 errhint("A store's table keeps its primary key on segment.")));
 			d = SPI_getbinval(tup, td, 2, &isnull);
 			if (isnull)
+			{
+				if (pc->raw[seg] != NULL)
+					(void) probe_keep_raw(pc, s, seg, NULL);	/* raises the error */
 				continue;		/* its own read raises the error */
+			}
 			v = DatumGetCuckooFilterP(d);
-			if (pc->bytes + VARSIZE(v) > PROBE_CACHE_BYTES)
+			if (!probe_keep_raw(pc, s, seg, v))
 			{
 				full = true;
 				break;
 			}
-			c = probe_alloc(pc, v);
-			memcpy(c + 1, v, VARSIZE(v));
-			pc->raw[seg] = c;
-			pc->bytes += VARSIZE(v);
 			if ((Pointer) v != DatumGetPointer(d))
 				pfree(v);
 		}
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (in_seg && !full)
+	{
+		CuckooFilter *v = store_asm_finish(&a);
+
+		(void) probe_keep_raw(pc, s, a.segment, v);
+	}
+	if (asmcxt != NULL)
+		MemoryContextDelete(asmcxt);
 	SPI_cursor_close(portal);
 }
 
@@ -295,18 +370,248 @@ probe_open_raw(ProbeCache *pc, const ValueHasher *vh, int32 seg)
 	return c;
 }
 
+static int
+probe_int32_cmp(const void *a, const void *b)
+{
+	int32		x = *(const int32 *) a;
+	int32		y = *(const int32 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * A read of segment seg of store s (1.6 layout; open, inside SPI) for a
+ * probe of hash h, under the query's snapshot (read-only statements: one
+ * snapshot).  One statement reads chunks 0 .. STORE_SLICE_MIN_CHUNKS - 1
+ * and the last: a segment of no more chunks is then whole, returned in
+ * *whole (put together and checked as a whole read is).  A larger one is
+ * probed by a slice read when slices is set: the chunks of h's two buckets
+ * (cf_slice_ranges) are read by a second statement, the answer is put in
+ * *found and true returned.  *whole NULL and false: read the segment whole
+ * (store_read): slices not wanted, this transaction has pending changes of
+ * it (store_overlay needs it whole), or its header is not one slices can
+ * address (the whole read's checks report it).  The rows read are checked
+ * as a whole read checks them (numbers, lengths, the header against the
+ * segment's length); the rows a slice read does not read are not.
+ */
+static bool
+probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
+			 bool *found, CuckooFilter **whole)
+{
+	Datum		args[2];
+	const StoreChange *pending;
+	const ValueHasher *pending_vh;
+	TupleDesc	td;
+	bool		n1,
+				n2;
+	int32		last;
+	Size		lastlen,
+				len;
+	char	   *buf;
+	uint64		hdr;
+	cf_filter	view;
+	cf_range	r[2];
+	int			nr;
+	int32		want[16];
+	int			nwant = 0;
+	int32		have;			/* chunks 0 .. have - 1 are in buf */
+	char		err[256];
+	int			rc;
+	uint64		nrows;
+
+	*whole = NULL;
+	args[0] = Int32GetDatum(seg);
+	rc = SPI_execute_plan(s->entry->plans[PLAN_SLICE_HEAD], args, NULL, true, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(rc));
+	nrows = SPI_processed;
+	if (nrows == 0)
+		return false;			/* no such segment: the whole read says so */
+	td = SPI_tuptable->tupdesc;
+	last = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[nrows - 1], td, 1, &n1));
+	if (n1 || last < STORE_SLICE_MIN_CHUNKS)
+	{
+		/* the whole segment (or damage the checks name) */
+		StoreAsm	a;
+
+		store_asm_start(&a, s->name, seg, CurrentMemoryContext);
+		for (uint64 i = 0; i < nrows; i++)
+		{
+			Datum		c = SPI_getbinval(SPI_tuptable->vals[i], td, 1, &n1);
+			Datum		b = SPI_getbinval(SPI_tuptable->vals[i], td, 2, &n2);
+
+			store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		s->entry->chunks_seen = a.next;
+		*whole = store_overlay(s, seg, store_asm_finish(&a));
+		return false;
+	}
+	if (!slices ||
+		store_pending(s->relid, (uint32) s->nsegments, seg, &pending, &pending_vh) > 0)
+	{
+		SPI_freetuptable(SPI_tuptable);
+		return false;
+	}
+	{
+		Datum		b = SPI_getbinval(SPI_tuptable->vals[nrows - 1], td, 2, &n2);
+
+		if (n2)
+			store_chunks_damaged(s->name, seg, "A chunk row has a NULL bytes.");
+		lastlen = VARSIZE_ANY_EXHDR(DatumGetByteaPP(b));
+	}
+	if (lastlen < 1 || lastlen > STORE_CHUNK_BYTES)
+		store_chunks_damaged(s->name, seg,
+							 psprintf("Chunk %d has %zu bytes (1 to %d).", last, lastlen,
+									  STORE_CHUNK_BYTES));
+	s->entry->chunks_seen = last + 1;
+	len = (Size) last * STORE_CHUNK_BYTES + lastlen;
+	if (len > MaxAllocSize - VARHDRSZ)
+		store_chunks_damaged(s->name, seg, "It has more bytes than a filter can.");
+	buf = palloc(len);
+	/* chunks 0 .. have - 1 from the first rows, checked as a whole read would */
+	have = 0;
+	for (uint64 i = 0; i + 1 < nrows; i++)
+	{
+		int32		c = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], td, 1, &n1));
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], td, 2, &n2);
+		bytea	   *b;
+
+		if (n1 || n2)
+			store_chunks_damaged(s->name, seg, "A chunk row has a NULL chunk or bytes.");
+		if (c != have)
+			store_chunks_damaged(s->name, seg, c < have ?
+								 psprintf("Chunk %d is there more than once.", c) :
+								 psprintf("Chunk %d is missing (the next is chunk %d).", have, c));
+		b = DatumGetByteaPP(d);
+		if (VARSIZE_ANY_EXHDR(b) != STORE_CHUNK_BYTES)
+			store_chunks_damaged(s->name, seg,
+								 psprintf("Chunk %d has %zu bytes, not %d, and is not the last.",
+										  c, VARSIZE_ANY_EXHDR(b), STORE_CHUNK_BYTES));
+		memcpy(buf + (Size) c * STORE_CHUNK_BYTES, VARDATA_ANY(b), STORE_CHUNK_BYTES);
+		have++;
+	}
+	if (have != STORE_SLICE_MIN_CHUNKS)
+		store_chunks_damaged(s->name, seg, psprintf("Chunk %d is missing.", have));
+	{
+		bytea	   *b = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[nrows - 1], td, 2, &n2));
+
+		memcpy(buf + (Size) last * STORE_CHUNK_BYTES, VARDATA_ANY(b), lastlen);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	hdr = cf_slice_header_bytes(buf, (Size) have * STORE_CHUNK_BYTES, len);
+	if (hdr == 0 || hdr > (uint64) have * STORE_CHUNK_BYTES)
+	{
+		pfree(buf);
+		return false;
+	}
+	if (!cf_check_header(buf, len, err, sizeof(err)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted cuckoofilter value: %s", err)));
+	cf_open(&view, buf, len);
+	filter_check_kind(&view, vh);
+	nr = cf_slice_ranges(&view, h, r);
+	for (int i = 0; i < nr; i++)
+	{
+		int32		first = (int32) (r[i].off / STORE_CHUNK_BYTES);
+		int32		end = (int32) ((r[i].off + r[i].len - 1) / STORE_CHUNK_BYTES);
+
+		for (int32 c = Max(first, have); c <= end && c < last; c++)
+		{
+			if (nwant == (int) lengthof(want))
+			{
+				pfree(buf);
+				return false;	/* a bucket wider than chunks: read whole */
+			}
+			want[nwant++] = c;
+		}
+	}
+	if (nwant > 0)
+	{
+		ArrayType  *arr;
+		Datum		elems[lengthof(want)];
+		int			got = 0;
+		int			n = 0;
+
+		qsort(want, nwant, sizeof(int32), probe_int32_cmp);
+		for (int i = 0; i < nwant; i++)
+			if (n == 0 || want[n - 1] != want[i])
+				want[n++] = want[i];
+		nwant = n;
+		for (int i = 0; i < nwant; i++)
+			elems[i] = Int32GetDatum(want[i]);
+		arr = construct_array(elems, nwant, INT4OID, sizeof(int32), true, TYPALIGN_INT);
+		args[1] = PointerGetDatum(arr);
+		rc = SPI_execute_plan(s->entry->plans[PLAN_SLICE_CHUNKS], args, NULL, true, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+				 SPI_result_code_string(rc));
+		td = SPI_tuptable->tupdesc;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			int32		c = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], td, 1, &n1));
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], td, 2, &n2);
+			bytea	   *b;
+
+			if (n1 || n2)
+				store_chunks_damaged(s->name, seg, "A chunk row has a NULL chunk or bytes.");
+			/* rows come in chunk order: each wanted chunk once */
+			if (got >= nwant || c != want[got])
+				store_chunks_damaged(s->name, seg,
+									 psprintf("Chunk %d is there more than once.", c));
+			b = DatumGetByteaPP(d);
+			if (VARSIZE_ANY_EXHDR(b) != STORE_CHUNK_BYTES)
+				store_chunks_damaged(s->name, seg,
+									 psprintf("Chunk %d has %zu bytes, not %d, and is not the last.",
+											  c, VARSIZE_ANY_EXHDR(b), STORE_CHUNK_BYTES));
+			memcpy(buf + (Size) c * STORE_CHUNK_BYTES, VARDATA_ANY(b), STORE_CHUNK_BYTES);
+			got++;
+		}
+		if (got < nwant)
+			store_chunks_damaged(s->name, seg,
+								 psprintf("Chunk %d is missing.", want[got]));
+		SPI_freetuptable(SPI_tuptable);
+		pfree(arr);
+	}
+	*found = cf_contains(&view, h);
+	pfree(buf);
+	return true;
+}
+
 /*
  * Reads segment seg of store s (open, inside SPI) for a probe of hash h:
  * its view kept in the call site's cache and returned, or, when the cache
- * cannot keep it, NULL with the answer for h in *found.
+ * cannot keep it (or it was probed by a slice read, probe_slice), NULL with
+ * the answer for h in *found.
  */
 static const cf_filter *
 probe_read_segment(ProbeCache *pc, Store *s, const ValueHasher *vh, int32 seg,
 				   uint64 h, bool *found)
 {
-	CuckooFilter *v = store_read(s, seg, false, false, true, false);
+	CuckooFilter *v;
 	cf_filter	cf;
 	const cf_filter *kept = NULL;
+
+	v = NULL;
+	if (s->chunked && s->entry->chunks_seen >= STORE_SLICE_MIN_CHUNKS)
+	{
+		/*
+		 * The first keys of a call site by slices (cuckoo.slice_read_max_keys
+		 * = 0 turns them off, as for a stored value)
+		 */
+		bool		slices = (!pc->valid || pc->slice_keys < STORE_SLICE_KEYS) &&
+			slice_read_max_keys != 0;
+
+		if (probe_chunks(s, vh, seg, h, slices, found, &v))
+		{
+			pc->slice_keys++;
+			return NULL;
+		}
+	}
+	if (v == NULL)
+		v = store_read(s, seg, false, false, true, false);
 
 	if (v == NULL)
 		store_missing_segment(s, seg);

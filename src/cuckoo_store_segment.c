@@ -39,6 +39,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -133,13 +134,28 @@ store_check_no_children(Oid relid)
 				 errhint("Drop the children, or detach them with ALTER TABLE ... NO INHERIT.")));
 }
 
-/* Checks that relid is a table with a store's columns. */
-void
+static bool
+store_has_column(Oid relid, const char *name, Oid type)
+{
+	AttrNumber	att = get_attnum(relid, name);
+
+	return att != InvalidAttrNumber && get_atttype(relid, att) == type;
+}
+
+/*
+ * Checks that relid is a table with a store's columns; returns whether it
+ * has the layout of extension 1.6 (segment, chunk, bytes, fpr, capacity,
+ * segments: a segment as chunk rows) rather than that of 1.3 to 1.5
+ * (segment, f, fpr, capacity, segments: a segment as one value), which this
+ * library still reads and changes until ALTER EXTENSION cuckoo UPDATE
+ * converts it (cuckoo--1.5--1.6.sql).  Columns are found by name: an
+ * updated store keeps the dropped f among its attributes.
+ */
+bool
 store_check_shape(Oid relid, Oid filter_type)
 {
-	static const char *const cols[] = {"segment", "f", "fpr", "capacity", "segments"};
-	Oid			types[5];
 	char		relkind = get_rel_relkind(relid);
+	bool		chunked;
 
 	if (relkind == '\0')
 		ereport(ERROR,
@@ -148,18 +164,126 @@ store_check_shape(Oid relid, Oid filter_type)
 	if (relkind != RELKIND_RELATION)
 		store_not_a_store(relid, "It is not an ordinary table.");
 	store_check_no_children(relid);
-	types[0] = INT4OID;
-	types[1] = filter_type;
-	types[2] = FLOAT8OID;
-	types[3] = INT8OID;
-	types[4] = INT4OID;
-	for (int i = 0; i < 5; i++)
-	{
-		AttrNumber	att = get_attnum(relid, cols[i]);
+	chunked = get_attnum(relid, "chunk") != InvalidAttrNumber ||
+		get_attnum(relid, "bytes") != InvalidAttrNumber;
+	if (!store_has_column(relid, "segment", INT4OID) ||
+		!store_has_column(relid, "fpr", FLOAT8OID) ||
+		!store_has_column(relid, "capacity", INT8OID) ||
+		!store_has_column(relid, "segments", INT4OID) ||
+		(chunked ? (!store_has_column(relid, "chunk", INT4OID) ||
+					!store_has_column(relid, "bytes", BYTEAOID) ||
+					get_attnum(relid, "f") != InvalidAttrNumber) :
+		 !store_has_column(relid, "f", filter_type)))
+		store_not_a_store(relid, "A store has the columns segment int4, chunk int4, bytes bytea, fpr float8, capacity int8 and segments int4.");
+	return chunked;
+}
 
-		if (att == InvalidAttrNumber || get_atttype(relid, att) != types[i])
-			store_not_a_store(relid, "A store has the columns segment int4, f cuckoofilter, fpr float8, capacity int8 and segments int4.");
+/* ------------------------------------------------------------------------
+ * Chunks: a segment put together from its rows
+ * ------------------------------------------------------------------------
+ */
+
+void
+store_asm_start(StoreAsm *a, const char *name, int32 segment, MemoryContext cxt)
+{
+	a->name = name;
+	a->segment = segment;
+	a->next = 0;
+	a->last = STORE_CHUNK_BYTES;
+	a->cxt = cxt;
+	a->len = 0;
+	a->cap = 0;
+	a->buf = NULL;
+}
+
+void
+store_chunks_damaged(const char *name, int32 segment, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("segment %d of cuckoo store \"%s\" has damaged chunk rows",
+					segment, name),
+			 errdetail_internal("%s", detail),
+			 errhint("A segment is the rows chunk = 0, 1, 2 ... of its segment number, every chunk but the last %d bytes, the last 1 to %d (docs/FORMAT.md, section 14).",
+					 STORE_CHUNK_BYTES, STORE_CHUNK_BYTES)));
+	pg_unreachable();
+}
+
+static void
+store_asm_damaged(StoreAsm *a, const char *detail)
+{
+	store_chunks_damaged(a->name, a->segment, detail);
+}
+
+/* Adds the next chunk row (chunk, bytes), in chunk order. */
+void
+store_asm_add(StoreAsm *a, int32 chunk, bool chunk_null, Datum bytes, bool bytes_null)
+{
+	bytea	   *b;
+	Size		n;
+
+	if (chunk_null || bytes_null)
+		store_asm_damaged(a, psprintf("A chunk row has a NULL %s.", chunk_null ? "chunk" : "bytes"));
+	if (chunk != a->next)
+		store_asm_damaged(a, chunk < a->next ?
+						  psprintf("Chunk %d is there more than once.", chunk) :
+						  psprintf("Chunk %d is missing (the next is chunk %d).", a->next, chunk));
+	if (a->last != STORE_CHUNK_BYTES)
+		store_asm_damaged(a, psprintf("Chunk %d has %zu bytes, not %d, and is not the last.",
+									  chunk - 1, a->last, STORE_CHUNK_BYTES));
+	b = DatumGetByteaPP(bytes);
+	n = VARSIZE_ANY_EXHDR(b);
+	if (n == 0 || n > STORE_CHUNK_BYTES)
+		store_asm_damaged(a, psprintf("Chunk %d has %zu bytes (1 to %d).", chunk, n,
+									  STORE_CHUNK_BYTES));
+	if (a->buf == NULL || VARHDRSZ + a->len + n > a->cap)
+	{
+		Size		want = Max(VARHDRSZ + a->len + n, a->cap * 2);
+
+		want = Max(want, VARHDRSZ + STORE_CHUNK_BYTES);
+		if (want > MaxAllocSize)
+			store_asm_damaged(a, "It has more bytes than a filter can.");
+		if (a->buf == NULL)
+			a->buf = MemoryContextAlloc(a->cxt, want);
+		else
+			a->buf = repalloc(a->buf, want);
+		a->cap = want;
 	}
+	memcpy(a->buf + VARHDRSZ + a->len, VARDATA_ANY(b), n);
+	a->len += n;
+	a->last = n;
+	a->next++;
+	if ((Pointer) b != DatumGetPointer(bytes))
+		pfree(b);
+}
+
+/*
+ * The segment put together (a varlena in a->cxt, not validated yet: the
+ * caller opens it), or NULL when no chunk row was added.
+ */
+CuckooFilter *
+store_asm_finish(StoreAsm *a)
+{
+	CuckooFilter *v;
+
+	if (a->next == 0)
+		return NULL;
+	v = (CuckooFilter *) a->buf;
+	SET_VARSIZE(v, VARHDRSZ + a->len);
+	a->buf = NULL;
+	return v;
+}
+
+/* Keeps a copy of segment v as it was read FOR UPDATE, for store_write. */
+void
+store_hold(Store *s, int32 segment, const CuckooFilter *v)
+{
+	if (s->held != NULL)
+		pfree(s->held);
+	s->held = palloc(Max(CUCKOO_BYTES_LEN(v), 1));
+	memcpy(s->held, v->bytes, CUCKOO_BYTES_LEN(v));
+	s->held_len = CUCKOO_BYTES_LEN(v);
+	s->held_seg = segment;
 }
 
 static char *
@@ -181,9 +305,9 @@ store_qualname(Oid relid)
  */
 
 static SPIPlanPtr
-store_prepare(const char *sql, int nargs, Oid *argtypes)
+store_prepare_opts(const char *sql, int nargs, Oid *argtypes, int cursor_options)
 {
-	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+	SPIPlanPtr	plan = SPI_prepare_cursor(sql, nargs, argtypes, cursor_options);
 
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
@@ -193,18 +317,24 @@ store_prepare(const char *sql, int nargs, Oid *argtypes)
 	return plan;
 }
 
+static SPIPlanPtr
+store_prepare(const char *sql, int nargs, Oid *argtypes)
+{
+	return store_prepare_opts(sql, nargs, argtypes, 0);
+}
+
 /*
  * The store's plans (inside an SPI connection).  Made on first use in this
  * backend, and again when the table has been renamed since: the statements
  * name it, and a kept plan is re-analysed from its text after DDL.
  */
 StoreEntry *
-store_entry(Oid relid, Oid filter_type)
+store_entry(Oid relid, Oid filter_type, bool chunked)
 {
 	StoreEntry *e;
 	bool		found;
 	char	   *qualname = store_qualname(relid);
-	Oid			types[2];
+	Oid			types[3];
 
 	if (store_plans == NULL)
 	{
@@ -217,7 +347,8 @@ store_entry(Oid relid, Oid filter_type)
 								  HASH_ELEM | HASH_BLOBS);
 	}
 	e = hash_search(store_plans, &relid, HASH_ENTER, &found);
-	if (found && e->qualname != NULL && strcmp(e->qualname, qualname) == 0)
+	if (found && e->qualname != NULL && strcmp(e->qualname, qualname) == 0 &&
+		e->chunked == chunked)
 		return e;
 	if (found && e->qualname != NULL)
 	{
@@ -227,26 +358,90 @@ store_entry(Oid relid, Oid filter_type)
 		pfree(e->qualname);
 	}
 	e->qualname = NULL;
+	e->chunks_seen = 0;
 	memset(e->plans, 0, sizeof(e->plans));
 
 	types[0] = INT4OID;
-	types[1] = filter_type;
-	e->plans[PLAN_READ] = store_prepare(
-		psprintf("SELECT f, fpr, capacity, segments FROM %s "
-				 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
-		1, types);
-	e->plans[PLAN_LOCK] = store_prepare(
-		psprintf("SELECT f, fpr, capacity, segments FROM %s "
-				 "WHERE segment OPERATOR(pg_catalog.=) $1 FOR UPDATE", qualname),
-		1, types);
-	e->plans[PLAN_WRITE] = store_prepare(
-		psprintf("UPDATE %s SET f = $2 "
-				 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
-		2, types);
-	e->plans[PLAN_ALL] = store_prepare(
-		psprintf("SELECT segment, f FROM %s "
-				 "WHERE segment OPERATOR(pg_catalog.>=) $1", qualname),
-		1, types);
+	if (chunked)
+	{
+		types[1] = INT4OID;
+		types[2] = BYTEAOID;
+		e->plans[PLAN_READ] = store_prepare(
+			psprintf("SELECT chunk, bytes, fpr, capacity, segments FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "ORDER BY chunk USING OPERATOR(pg_catalog.<)", qualname),
+			1, types);
+		e->plans[PLAN_LOCK] = store_prepare(
+			psprintf("SELECT chunk, bytes, fpr, capacity, segments FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.=) 0 FOR UPDATE", qualname),
+			1, types);
+		e->plans[PLAN_WRITE] = store_prepare(
+			psprintf("UPDATE %s SET bytes = $3 "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.=) $2", qualname),
+			3, types);
+		e->plans[PLAN_INSERT] = store_prepare(
+			psprintf("INSERT INTO %s (segment, chunk, bytes) VALUES ($1, $2, $3)", qualname),
+			3, types);
+		e->plans[PLAN_DELETE] = store_prepare(
+			psprintf("DELETE FROM %s WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.>=) $2", qualname),
+			2, types);
+		/*
+		 * In key order: through the primary key, not a sort of the whole
+		 * store (a fast-start plan; a sort would spill to disk past
+		 * work_mem).  The rows come in physical order for a store whose
+		 * chunks were written in order, as most are.
+		 */
+		e->plans[PLAN_SLICE_HEAD] = store_prepare(
+			psprintf("(SELECT chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.<) %d) "
+					 "UNION ALL "
+					 "(SELECT chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.>=) %d "
+					 "ORDER BY chunk USING OPERATOR(pg_catalog.>) LIMIT 1) "
+					 "ORDER BY 1 USING OPERATOR(pg_catalog.<)",
+					 qualname, STORE_SLICE_MIN_CHUNKS, qualname, STORE_SLICE_MIN_CHUNKS),
+			1, types);
+		types[1] = INT4ARRAYOID;
+		e->plans[PLAN_SLICE_CHUNKS] = store_prepare(
+			psprintf("SELECT chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 "
+					 "AND chunk OPERATOR(pg_catalog.=) ANY ($2) "
+					 "ORDER BY chunk USING OPERATOR(pg_catalog.<)", qualname),
+			2, types);
+		types[1] = INT4OID;
+		e->plans[PLAN_ALL] = store_prepare_opts(
+			psprintf("SELECT segment, chunk, bytes FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.>=) $1 "
+					 "ORDER BY segment USING OPERATOR(pg_catalog.<), "
+					 "chunk USING OPERATOR(pg_catalog.<)", qualname),
+			1, types, CURSOR_OPT_FAST_PLAN);
+	}
+	else
+	{
+		types[1] = filter_type;
+		e->plans[PLAN_READ] = store_prepare(
+			psprintf("SELECT f, fpr, capacity, segments FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
+			1, types);
+		e->plans[PLAN_LOCK] = store_prepare(
+			psprintf("SELECT f, fpr, capacity, segments FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1 FOR UPDATE", qualname),
+			1, types);
+		e->plans[PLAN_WRITE] = store_prepare(
+			psprintf("UPDATE %s SET f = $2 "
+					 "WHERE segment OPERATOR(pg_catalog.=) $1", qualname),
+			2, types);
+		e->plans[PLAN_ALL] = store_prepare(
+			psprintf("SELECT segment, f FROM %s "
+					 "WHERE segment OPERATOR(pg_catalog.>=) $1", qualname),
+			1, types);
+	}
+	e->chunked = chunked;
 	e->qualname = MemoryContextStrdup(TopMemoryContext, qualname);
 	return e;
 }
@@ -269,10 +464,112 @@ store_exec_plan(SPIPlanPtr plan, Datum *args, bool read_only, long tcount)
 }
 
 
+static void
+store_read_header_cols(Store *s, HeapTuple tup, TupleDesc td, int first)
+{
+	bool		isnull,
+				n2,
+				n3;
+	Datum		fpr = SPI_getbinval(tup, td, first, &isnull);
+	Datum		cap = SPI_getbinval(tup, td, first + 1, &n2);
+	Datum		nseg = SPI_getbinval(tup, td, first + 2, &n3);
+
+	if (isnull || n2 || n3 || DatumGetInt32(nseg) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
+				 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
+	s->fpr = DatumGetFloat8(fpr);
+	s->capacity = DatumGetInt64(cap);
+	s->nsegments = DatumGetInt32(nseg);
+}
+
 /*
- * Reads row `segment` (locking it when lock): its f, detoasted (a copy when
- * copy), or NULL when there is no such row.  With header, the other columns
- * too.  The result lives in the SPI procedure's context.
+ * The chunk rows of `segment` (1.6 layout), read and put together: NULL
+ * when there are none.  With header, the header's columns from chunk 0.
+ * Locking takes chunk 0 FOR UPDATE first (the segment's lock), then reads
+ * the chunks with a statement of its own: under READ COMMITTED its new
+ * snapshot sees the chunks the transaction that held the lock wrote.
+ */
+static CuckooFilter *
+store_read_chunks(Store *s, int32 segment, bool lock, bool read_only, bool header)
+{
+	Datum		arg = Int32GetDatum(segment);
+	int			rc;
+	StoreAsm	a;
+	TupleDesc	td;
+
+	if (lock)
+	{
+		rc = store_exec_plan(s->entry->plans[PLAN_LOCK], &arg, false, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "locking segment %d of cuckoo store \"%s\" failed: %s", segment,
+				 s->name, SPI_result_code_string(rc));
+		if (SPI_processed == 0)
+			return NULL;
+		if (SPI_processed > 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("segment %d of cuckoo store \"%s\" has damaged chunk rows",
+							segment, s->name),
+					 errdetail("Chunk 0 is there more than once."),
+					 errhint("A store's table keeps its primary key on (segment, chunk).")));
+		else
+		{
+			/*
+			 * A chunk 0 shorter than a chunk is the last: the segment is that
+			 * row (the one a segment at its created size has), locked in its
+			 * newest version; no second statement.
+			 */
+			bool		n2;
+			Datum		b = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &n2);
+
+			if (!n2 && toast_raw_datum_size(b) - VARHDRSZ < STORE_CHUNK_BYTES)
+			{
+				td = SPI_tuptable->tupdesc;
+				if (header)
+					store_read_header_cols(s, SPI_tuptable->vals[0], td, 3);
+				store_asm_start(&a, s->name, segment, CurrentMemoryContext);
+				store_asm_add(&a, 0, false, b, false);
+				SPI_freetuptable(SPI_tuptable);
+				if (segment >= 0)
+					s->entry->chunks_seen = 1;
+				return store_asm_finish(&a);
+			}
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	rc = store_exec_plan(s->entry->plans[PLAN_READ], &arg, read_only && !lock, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading cuckoo store \"%s\" failed: %s", s->name,
+			 SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return NULL;
+	td = SPI_tuptable->tupdesc;
+	if (header)
+		store_read_header_cols(s, SPI_tuptable->vals[0], td, 3);
+	store_asm_start(&a, s->name, segment, CurrentMemoryContext);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		n1,
+					n2;
+		Datum		c = SPI_getbinval(SPI_tuptable->vals[i], td, 1, &n1);
+		Datum		b = SPI_getbinval(SPI_tuptable->vals[i], td, 2, &n2);
+
+		store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	if (segment >= 0)
+		s->entry->chunks_seen = a.next;
+	return store_asm_finish(&a);
+}
+
+/*
+ * Reads segment `segment` (locking it when lock): its filter, detoasted (a
+ * copy when copy; chunk rows are always put together in a copy), or NULL
+ * when there is no such row.  With header, the other columns too.  The
+ * result lives in the SPI procedure's context.  A segment read to be
+ * changed (lock) is also held for store_write.
  */
 CuckooFilter *
 store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
@@ -285,6 +582,16 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 	Datum		d;
 	bool		isnull;
 
+	if (s->chunked)
+	{
+		CuckooFilter *v = store_read_chunks(s, segment, lock, read_only, header);
+
+		if (v == NULL)
+			return NULL;
+		if (lock)
+			store_hold(s, segment, v);
+		return lock || segment < 0 ? v : store_overlay(s, segment, v);
+	}
 	/* two rows asked: a second row for the segment is an error, not a guess */
 	rc = store_exec_plan(s->entry->plans[lock ? PLAN_LOCK : PLAN_READ],
 						 &arg, read_only, 2);
@@ -307,22 +614,7 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("segment %d of cuckoo store \"%s\" is NULL", segment, s->name)));
 	if (header)
-	{
-		Datum		fpr = SPI_getbinval(tup, td, 2, &isnull);
-		bool		n2,
-					n3;
-		Datum		cap = SPI_getbinval(tup, td, 3, &n2);
-		Datum		nseg = SPI_getbinval(tup, td, 4, &n3);
-
-		if (isnull || n2 || n3 || DatumGetInt32(nseg) < 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
-					 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
-		s->fpr = DatumGetFloat8(fpr);
-		s->capacity = DatumGetInt64(cap);
-		s->nsegments = DatumGetInt32(nseg);
-	}
+		store_read_header_cols(s, tup, td, 2);
 	if (copy)
 	{
 		CuckooFilter *v = DatumGetCuckooFilterPCopy(d);
@@ -336,6 +628,123 @@ store_read(Store *s, int32 segment, bool lock, bool copy, bool read_only,
 		store_overlay(s, segment, DatumGetCuckooFilterP(d));
 }
 
+static void
+store_exec_chunk(Store *s, StorePlan plan, int32 segment, int32 chunk, const char *p, Size n,
+				 int expect)
+{
+	Datum		args[3];
+	bytea	   *b = NULL;
+	int			rc;
+
+	args[0] = Int32GetDatum(segment);
+	args[1] = Int32GetDatum(chunk);
+	if (p != NULL)
+	{
+		b = palloc(VARHDRSZ + n);
+		SET_VARSIZE(b, VARHDRSZ + n);
+		memcpy(VARDATA(b), p, n);
+		args[2] = PointerGetDatum(b);
+	}
+	rc = store_exec_plan(s->entry->plans[plan], args, false, 0);
+	if (rc != expect || (plan != PLAN_DELETE && SPI_processed != 1))
+		elog(ERROR, "writing chunk %d of segment %d of cuckoo store \"%s\" failed: %s",
+			 chunk, segment, s->name, SPI_result_code_string(rc));
+	if (b != NULL)
+		pfree(b);
+}
+
+/*
+ * The chunks of a segment that changed from old (olen bytes) to new (nlen):
+ * calls write(c, bytes, n, insert) for every chunk c of new whose bytes
+ * differ (insert: a chunk old did not have), then, when new has fewer
+ * chunks, drop(first chunk to remove).  Shared by the SQL path and the
+ * heap path (cuckoo_store_change.c).
+ */
+void
+store_chunk_diff(const char *old, Size olen, const char *new, Size nlen,
+				 void (*write) (void *arg, int32 chunk, const char *p, Size n, bool insert),
+				 void (*drop) (void *arg, int32 from), void *arg)
+{
+	int32		nold = STORE_CHUNKS(olen);
+	int32		nnew = STORE_CHUNKS(nlen);
+
+	for (int32 c = 0; c < nnew; c++)
+	{
+		Size		off = (Size) c * STORE_CHUNK_BYTES;
+		Size		n = Min((Size) STORE_CHUNK_BYTES, nlen - off);
+
+		if (c < nold)
+		{
+			Size		on = Min((Size) STORE_CHUNK_BYTES, olen - off);
+
+			if (on == n && memcmp(old + off, new + off, n) == 0)
+				continue;
+		}
+		write(arg, c, new + off, n, c >= nold);
+	}
+	if (nnew < nold)
+		drop(arg, nnew);
+}
+
+/*
+ * A segment that grows (or shrinks) gains (loses) chunk rows.  Changing a
+ * store needs SELECT and UPDATE on it, as for any table's rows, not INSERT
+ * or DELETE: the chunk rows are the segment's bytes, not rows of their own
+ * (DESIGN.md, "Chunk rows").  So a caller who may UPDATE the store (checked
+ * here; its chunk 0 was locked FOR UPDATE as the caller, and is updated as
+ * the caller too) has the rows inserted and deleted as the store's owner,
+ * in a security-restricted operation, by these fixed statements.
+ */
+static void
+store_exec_chunk_as_owner(Store *s, StorePlan plan, int32 chunk, const char *p, Size n,
+						  int expect)
+{
+	Oid			save_user;
+	int			save_sec;
+	Oid			owner;
+	HeapTuple	tup;
+
+	/* UPDATE of the table, or of its column bytes, as the chunks' UPDATE needs */
+	if (pg_class_aclcheck(s->relid, GetUserId(), ACL_UPDATE) != ACLCHECK_OK &&
+		pg_attribute_aclcheck(s->relid, get_attnum(s->relid, "bytes"), GetUserId(),
+							  ACL_UPDATE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, s->name);
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(s->relid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", s->relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	GetUserIdAndSecContext(&save_user, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	PG_TRY();
+	{
+		store_exec_chunk(s, plan, s->held_seg, chunk, p, n, expect);
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(save_user, save_sec);
+	}
+	PG_END_TRY();
+}
+
+static void
+store_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool insert)
+{
+	Store	   *s = arg;
+
+	if (insert)
+		store_exec_chunk_as_owner(s, PLAN_INSERT, chunk, p, n, SPI_OK_INSERT);
+	else
+		store_exec_chunk(s, PLAN_WRITE, s->held_seg, chunk, p, n, SPI_OK_UPDATE);
+}
+
+static void
+store_drop_chunks(void *arg, int32 from)
+{
+	store_exec_chunk_as_owner((Store *) arg, PLAN_DELETE, from, NULL, 0, SPI_OK_DELETE);
+}
+
 void
 store_write(Store *s, int32 segment, cf_filter *cf)
 {
@@ -346,6 +755,18 @@ store_write(Store *s, int32 segment, cf_filter *cf)
 	/* the filter may have grown and moved: cf->buf and cf->len are current */
 	SET_VARSIZE(v, VARHDRSZ + cf->len);
 	AssertCheckFilter(cf, "store_write");
+	if (s->chunked)
+	{
+		/* only the chunks whose bytes changed since the locked read */
+		if (s->held == NULL || s->held_seg != segment)
+			elog(ERROR, "segment %d of cuckoo store \"%s\" written without being read FOR UPDATE",
+				 segment, s->name);
+		store_chunk_diff(s->held, s->held_len, (const char *) cf->buf, cf->len,
+						 store_write_chunk, store_drop_chunks, s);
+		/* what is stored now */
+		store_hold(s, segment, v);
+		return;
+	}
 	args[0] = Int32GetDatum(segment);
 	args[1] = PointerGetDatum(v);
 	rc = store_exec_plan(s->entry->plans[PLAN_WRITE], args, false, 0);
@@ -384,10 +805,11 @@ store_open(Store *s, FunctionCallInfo fcinfo, Oid relid, const ValueHasher *vh,
 {
 	StoreCallCache *cc = store_call_cache(fcinfo);
 
-	store_check_shape(relid, cc->filter_type);
+	memset(s, 0, sizeof(*s));
+	s->chunked = store_check_shape(relid, cc->filter_type);
 	s->relid = relid;
 	s->name = get_rel_name(relid);
-	s->entry = store_entry(relid, cc->filter_type);
+	s->entry = store_entry(relid, cc->filter_type, s->chunked);
 	s->header = store_read(s, STORE_HEADER, false, false, read_only, true);
 	if (s->header == NULL)
 		ereport(ERROR,

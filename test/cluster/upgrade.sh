@@ -323,6 +323,24 @@ for v in $versions; do
              SELECT cuckoo_store_track('up_store', 'tracked', 'k2');
              CREATE VIEW store_info AS SELECT * FROM cuckoo_store_info('up_store')" >/dev/null \
       || check "$v: a tracked store and a view of cuckoo_store_info created" "" "failed"
+    # A store grown 300 times in the layout of 1.3 to 1.5 (a segment as one
+    # value in f), made by hand from a store of the current library's
+    # layout (chunk rows, 1.6), so that the update to 1.6 converts it: its
+    # bytes and every value must survive.  Also a table shaped like a store
+    # in a quoted schema with a primary key of its own name.
+    q "$db" "SELECT cuckoo_store_create('up_chunked', 100);
+             SELECT cuckoo_store_add_array('up_chunked', ARRAY(SELECT generate_series(1, 30000)::int8));
+             CREATE TABLE up_grown (segment int4 PRIMARY KEY, f cuckoofilter NOT NULL, fpr float8,
+                                    capacity int8, segments int4) WITH (fillfactor = 75, toast_tuple_target = 8160);
+             INSERT INTO up_grown SELECT segment, string_agg(bytes, ''::bytea ORDER BY chunk)::cuckoofilter,
+                                         max(fpr), max(capacity), max(segments) FROM up_chunked GROUP BY segment;
+             DROP TABLE up_chunked;
+             CREATE SCHEMA \"up S\";
+             CREATE TABLE \"up S\".\"T x\" (segment int4 CONSTRAINT odd_pk PRIMARY KEY, f cuckoofilter NOT NULL,
+                                          fpr float8, capacity int8, segments int4);
+             INSERT INTO \"up S\".\"T x\" SELECT * FROM up_grown" >/dev/null \
+      || check "$v: a grown store in the layout of 1.5 made by hand" "" "failed"
+    grown_before=$(q "$db" "SELECT md5(string_agg(f::bytea, ''::bytea ORDER BY segment)) || ' ' || count(*) FROM up_grown")
     store_cols_sql="SELECT string_agg(key, ',' ORDER BY key) FROM cuckoo_store_info('up_store') i, json_object_keys(row_to_json(i)) key"
     store_view_before=$(q "$db" "SELECT row_to_json(s)::text FROM store_info s")
     old_cols=$(q "$db" "$store_cols_sql" 2>&1)
@@ -430,6 +448,18 @@ for v in $versions; do
     check "$v: before the update, cuckoo_store_info answered with $v's definition (its columns)" "$old_want" "$old_cols"
     check "$v: the view of cuckoo_store_info answers as before the update" \
       "$store_view_before" "$(q "$db" "SELECT row_to_json(s)::text FROM store_info s" 2>&1)"
+    if [ "$(printf '1.6\n%s\n' "$default" | sort -V | head -n 1)" = 1.6 ] && [ "$(printf '1.6\n%s\n' "$v" | sort -V | head -n 1)" != 1.6 ]; then
+      check "$v: the update converted the grown store to chunk rows, byte for byte, every value found" \
+        "$grown_before|0|0|t|t|t" \
+        "$(q "$db" "SELECT (SELECT md5(string_agg(f::bytea, ''::bytea ORDER BY segment)) || ' ' || count(*) FROM cuckoo_store_segments('up_grown')),
+                           (SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('up_grown', g::int8)) FROM generate_series(1, 30000) g),
+                           (SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('\"up S\".\"T x\"', g::int8)) FROM generate_series(1, 30000) g),
+                           (SELECT count(*) > 20 FROM up_grown),
+                           (SELECT pg_get_indexdef(indexrelid) LIKE '%(segment, chunk)' FROM pg_index WHERE indrelid = 'up_grown'::regclass),
+                           (SELECT NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'up_grown'::regclass AND attname = 'f'))" 2>&1)"
+      check "$v: the converted store changes and grows" "10000 0" \
+        "$(q "$db" "SELECT cuckoo_store_add_array('up_grown', ARRAY(SELECT generate_series(30001, 40000)::int8))" 2>&1) $(q "$db" "SELECT count(*) FILTER (WHERE NOT cuckoo_store_contains('up_grown', g::int8)) FROM generate_series(1, 40000) g" 2>&1)"
+    fi
     if [ "$(printf '1.4\n%s\n' "$default" | sort -V | head -n 1)" = 1.4 ]; then
       check "$v: after the update cuckoo_store_info lists the trackings; verify finds nothing missing" \
         "{public.tracked.k,public.tracked.k2}|600|0|600" \

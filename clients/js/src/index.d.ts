@@ -175,9 +175,15 @@ export declare class FilterV2 extends Filter {
  *  `segments` segments (docs/FORMAT.md section 14). */
 export declare function storeSegment(h: bigint, segments: number): number;
 
-/** A stored filter (cuckoo_store_create) from its rows: [segment, f] pairs. */
+/** Bytes of every chunk row of a store's segment but the last (1.6). */
+export declare const STORE_CHUNK_BYTES: number;
+
+/** A stored filter (cuckoo_store_create) from its rows: [segment, f] pairs, as
+ *  `SELECT segment, f::bytea FROM cuckoo_store_segments(store)` returns them. */
 export declare class Store {
   constructor(rows: Iterable<[number, Uint8Array | Filter]>);
+  /** From the chunk rows (1.6): [segment, chunk, bytes] triples, in any order. */
+  static fromChunks(rows: Iterable<[number, number, Uint8Array]>): Store;
   readonly segments: number;
   segmentOf(value: Value): number;
   contains(value: Value): boolean;

@@ -8,4 +8,4 @@ export {
   PgValue, KIND, KIND_NAMES,
 } from './values.js';
 export { xxh3 } from './xxh3.js';
-export { Store, storeSegment } from './store.js';
+export { Store, storeSegment, STORE_CHUNK_BYTES } from './store.js';

@@ -1,11 +1,17 @@
 // Stored filters (extension 1.3): probing a store from its rows.  A store made
-// by cuckoo_store_create is a table whose row segment = -1 is a header and whose
-// rows 0 .. S-1 are ordinary cuckoofilter values; a value belongs to the segment
-// docs/FORMAT.md section 14 names.
+// by cuckoo_store_create is a table whose segment = -1 is a header and whose
+// segments 0 .. S-1 are ordinary cuckoofilter values; a value belongs to the
+// segment docs/FORMAT.md section 14 names.  From extension 1.6 a segment is
+// kept as chunk rows (segment, chunk, bytes), its bytes in chunk order:
+// `SELECT segment, f::bytea FROM cuckoo_store_segments(store)` returns the
+// segments put together by the server, Store.fromChunks the chunk rows.
 import { Filter } from './filter.js';
 import { cuckooHash } from './values.js';
 
 const M64 = (1n << 64n) - 1n;
+
+/** Bytes of every chunk row of a segment but the last (docs/FORMAT.md section 14). */
+export const STORE_CHUNK_BYTES = 1984;
 
 /** The segment (0 .. segments - 1) that holds the value of hash h (a BigInt) in a
  *  store of `segments` segments (docs/FORMAT.md section 14). */
@@ -41,6 +47,42 @@ export class Store {
       this.segs.push(segs.get(i));
     }
     if (this.segs.length === 0) throw new RangeError('a store has at least one segment');
+  }
+
+  /** A store from its chunk rows (1.6): [segment, chunk, bytes] triples in any
+   *  order.  Each segment's chunks must be numbered 0, 1, ... with no gap and
+   *  none twice, every one but the last STORE_CHUNK_BYTES bytes, the last 1 to
+   *  STORE_CHUNK_BYTES, as the server requires (RangeError if not). */
+  static fromChunks(rows) {
+    const segs = new Map();
+    for (const [seg, chunk, data] of rows) {
+      const s = Number(seg);
+      const c = Number(chunk);
+      if (!segs.has(s)) segs.set(s, new Map());
+      const per = segs.get(s);
+      if (per.has(c)) throw new RangeError(`segment ${s}: chunk ${c} given twice`);
+      per.set(c, data instanceof Uint8Array ? data : new Uint8Array(data));
+    }
+    const out = [];
+    for (const [s, per] of segs) {
+      const n = per.size;
+      let len = 0;
+      for (let c = 0; c < n; c++) {
+        if (!per.has(c)) throw new RangeError(`segment ${s}: chunk ${c} is missing`);
+        const size = per.get(c).length;
+        if (size < 1 || size > STORE_CHUNK_BYTES || (c < n - 1 && size !== STORE_CHUNK_BYTES)) {
+          throw new RangeError(`segment ${s}: chunk ${c} has ${size} bytes`);
+        }
+        len += size;
+      }
+      const bytes = new Uint8Array(len);
+      for (let c = 0, off = 0; c < n; c++) {
+        bytes.set(per.get(c), off);
+        off += per.get(c).length;
+      }
+      out.push([s, bytes]);
+    }
+    return new Store(out);
   }
 
   /** S, the number of segments. */

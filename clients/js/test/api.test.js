@@ -122,3 +122,26 @@ test('stored filters: routing (FORMAT.md section 14) and probes from rows', asyn
   assert.throws(() => st.contains('1'), TypeError);
   assert.throws(() => new Store([[0, build([1]).toBytes()], [2, build([2]).toBytes()]]), RangeError);
 });
+
+test('stored filters (1.6): a store from its chunk rows', async () => {
+  const { Store, storeSegment, STORE_CHUNK_BYTES } = await import('../src/index.js');
+  const parts = [[], []];
+  for (let v = 1; v <= 6000; v++) parts[storeSegment(cuckooHash(v), 2)].push(v);
+  const whole = parts.map((vs) => build(vs).toBytes());
+  assert.ok(whole.every((b) => b.length > 2 * STORE_CHUNK_BYTES));
+  const rows = [];
+  whole.forEach((b, s) => {
+    for (let c = 0; c * STORE_CHUNK_BYTES < b.length; c++) {
+      rows.push([s, c, b.slice(c * STORE_CHUNK_BYTES, (c + 1) * STORE_CHUNK_BYTES)]);
+    }
+  });
+  const st = Store.fromChunks([...rows].reverse());
+  assert.equal(st.segments, 2);
+  for (let v = 1; v <= 6000; v++) assert.equal(st.contains(v), true);
+  assert.deepEqual(st.segs.map((f) => Buffer.from(f.toBytes()).toString('hex')),
+    whole.map((b) => Buffer.from(b).toString('hex')));
+  assert.throws(() => Store.fromChunks(rows.filter(([s, c]) => !(s === 0 && c === 1))), /chunk 1 is missing/);
+  assert.throws(() => Store.fromChunks([...rows, rows[0]]), /given twice/);
+  assert.throws(() => Store.fromChunks(rows.map(([s, c, b]) => [s, c, s === 0 && c === 1 ? b.slice(0, 10) : b])),
+    /chunk 1 has 10 bytes/);
+});

@@ -676,8 +676,13 @@ test('a stored filter (1.3) read from its rows answers as cuckoo_store_contains'
   const n = Math.min(20000, Math.floor(vals.length / 2));
   await q(`SELECT cuckoo_store_create('xj.store_int8', ${n})::text AS s`);
   await q(`SELECT cuckoo_store_add_array('xj.store_int8', ARRAY(SELECT v FROM xj.v_int8 WHERE i <= ${n} ORDER BY i)) AS n`);
-  const rows = await q('SELECT segment, f::bytea AS data FROM xj.store_int8');
+  const rows = await q("SELECT segment, f::bytea AS data FROM cuckoo_store_segments('xj.store_int8')");
   const st = new Store(rows.map((r) => [r.segment, new Uint8Array(r.data)]));
+  // the chunk rows themselves (1.6), put together by the client: the same filters
+  const chunks = await q('SELECT segment, chunk, bytes FROM xj.store_int8');
+  const fromChunks = Store.fromChunks(chunks.map((r) => [r.segment, r.chunk, new Uint8Array(r.bytes)]));
+  assert.deepEqual(fromChunks.segs.map((f) => Buffer.from(f.toBytes()).toString('hex')),
+    st.segs.map((f) => Buffer.from(f.toBytes()).toString('hex')));
   const theirs = (await q(`SELECT string_agg(CASE WHEN cuckoo_store_contains('xj.store_int8', v) THEN '1' ELSE '0' END, ''
                                    ORDER BY i) AS a FROM xj.v_int8`))[0].a;
   const mine = clientAnswers(st, vals);

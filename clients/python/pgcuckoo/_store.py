@@ -1,15 +1,21 @@
 """Stored filters (extension 1.3): probing a store from its rows.
 
-A store made by cuckoo_store_create is a table whose row segment = -1 is a
-header and whose rows 0 .. S-1 are ordinary cuckoofilter values; a value
-belongs to the segment docs/FORMAT.md section 14 names.  Store reads the
-rows of ``SELECT segment, f::bytea FROM store`` and answers as
-cuckoo_store_contains does.
+A store made by cuckoo_store_create is a table whose segment = -1 is a
+header and whose segments 0 .. S-1 are ordinary cuckoofilter values; a value
+belongs to the segment docs/FORMAT.md section 14 names.  From extension 1.6
+a segment is kept as chunk rows (segment, chunk, bytes), the filter's bytes
+in chunk order; ``SELECT segment, f::bytea FROM cuckoo_store_segments(store)``
+returns each segment put together and validated by the server.  Store reads
+those rows (or, with Store.from_chunks, the chunk rows themselves) and
+answers as cuckoo_store_contains does.
 """
 from ._filter import Filter
 from ._hash import cuckoo_hash
 
 _M64 = (1 << 64) - 1
+
+#: Bytes of every chunk row of a segment but the last (docs/FORMAT.md section 14).
+CHUNK_BYTES = 1984
 
 
 def store_segment(h, segments):
@@ -48,6 +54,32 @@ class Store:
         if not segs or sorted(segs) != list(range(len(segs))):
             raise ValueError("a store's segments are 0 .. S-1, each once")
         self._segs = [segs[i] for i in range(len(segs))]
+
+    @classmethod
+    def from_chunks(cls, rows):
+        """A store from its chunk rows (extension 1.6): (segment, chunk, bytes)
+        triples, as ``SELECT segment, chunk, bytes FROM store`` returns them,
+        in any order.  Each segment's chunks must be numbered 0, 1, ... with
+        no gap and none twice, every one but the last CHUNK_BYTES bytes, the
+        last 1 to CHUNK_BYTES, as the server requires (ValueError if not)."""
+        chunks = {}
+        for seg, chunk, data in rows:
+            per = chunks.setdefault(int(seg), {})
+            if int(chunk) in per:
+                raise ValueError("segment %d: chunk %d given twice" % (seg, chunk))
+            per[int(chunk)] = bytes(data)
+        out = []
+        for seg, per in chunks.items():
+            n = len(per)
+            if sorted(per) != list(range(n)):
+                missing = min(set(range(n)) - set(per))
+                raise ValueError("segment %d: chunk %d is missing" % (seg, missing))
+            for c in range(n):
+                size = len(per[c])
+                if not 1 <= size <= CHUNK_BYTES or (c < n - 1 and size != CHUNK_BYTES):
+                    raise ValueError("segment %d: chunk %d has %d bytes" % (seg, c, size))
+            out.append((seg, b"".join(per[c] for c in range(n))))
+        return cls(out)
 
     @property
     def segments(self):

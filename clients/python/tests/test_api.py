@@ -380,6 +380,30 @@ def test_store_routing_and_probes():
         pgcuckoo.Store([(0, build([1]).to_bytes()), (2, build([2]).to_bytes())])
 
 
+def test_store_from_chunk_rows():
+    # 1.6: a segment as chunk rows of CHUNK_BYTES bytes (the last shorter),
+    # given in any order; a gap, a chunk twice or a short chunk that is not
+    # the last is an error, as on the server (docs/FORMAT.md section 14)
+    from pgcuckoo._store import CHUNK_BYTES
+    values = list(range(1, 6001))
+    parts = {s: [] for s in range(2)}
+    for v in values:
+        parts[pgcuckoo.store_segment(cuckoo_hash(v), 2)].append(v)
+    whole = {s: build(vs).to_bytes() for s, vs in parts.items()}
+    assert all(len(b) > 2 * CHUNK_BYTES for b in whole.values())
+    rows = [(s, c, b[c * CHUNK_BYTES:(c + 1) * CHUNK_BYTES])
+            for s, b in whole.items() for c in range((len(b) + CHUNK_BYTES - 1) // CHUNK_BYTES)]
+    st = pgcuckoo.Store.from_chunks(reversed(rows))
+    assert st.segments == 2 and all(st.contains_many(values))
+    assert [f.to_bytes() for f in st._segs] == [whole[0], whole[1]]
+    with pytest.raises(ValueError, match="chunk 1 is missing"):
+        pgcuckoo.Store.from_chunks([r for r in rows if (r[0], r[1]) != (0, 1)])
+    with pytest.raises(ValueError, match="given twice"):
+        pgcuckoo.Store.from_chunks(rows + [rows[0]])
+    with pytest.raises(ValueError, match="chunk 1 has 10 bytes"):
+        pgcuckoo.Store.from_chunks([(s, c, b[:10] if (s, c) == (0, 1) else b) for s, c, b in rows])
+
+
 def test_v2_union_across_tail_bits():
     # growing filters of one creation shape but another tail (9 and 15 bits)
     # union both ways (cf2_union_into): the result keeps the first's tail,

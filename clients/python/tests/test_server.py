@@ -741,7 +741,10 @@ def test_store_probes_agree(conn, fam, expr, py):
     conn.execute("SELECT cuckoo_store_create('xc.store_%s', 20000)" % fam)
     conn.execute("SELECT cuckoo_store_add_array('xc.store_%s', ARRAY(SELECT %s FROM generate_series(1, 20000) i))"
                  % (fam, expr))
-    st = pgcuckoo.Store(conn.execute("SELECT segment, f::bytea FROM xc.store_%s" % fam).fetchall())
+    st = pgcuckoo.Store(conn.execute("SELECT segment, f::bytea FROM cuckoo_store_segments('xc.store_%s')" % fam).fetchall())
+    # the chunk rows themselves (1.6), put together by the client: the same filters
+    chunked = pgcuckoo.Store.from_chunks(conn.execute("SELECT segment, chunk, bytes FROM xc.store_%s" % fam).fetchall())
+    assert [f.to_bytes() for f in chunked._segs] == [f.to_bytes() for f in st._segs]
     srv = conn.execute(
         "SELECT string_agg(CASE WHEN cuckoo_store_contains('xc.store_%s', %s) THEN '1' ELSE '0' END, '' ORDER BY i) "
         "FROM generate_series(1, 40000) i" % (fam, expr)).fetchone()[0]
@@ -749,5 +752,5 @@ def test_store_probes_agree(conn, fam, expr, py):
     assert mine == srv
     assert mine[:20000] == "1" * 20000
     # the segment the client routes value 1 to holds it on the server
-    assert conn.execute("SELECT cuckoo_contains(f, q.v) FROM xc.store_%s, (SELECT %s AS v FROM (SELECT 1 AS i) o) q "
+    assert conn.execute("SELECT cuckoo_contains(f, q.v) FROM cuckoo_store_segments('xc.store_%s'), (SELECT %s AS v FROM (SELECT 1 AS i) o) q "
                         "WHERE segment = %%s" % (fam, expr), (st.segment_of(py(1)),)).fetchone()[0]

@@ -1,0 +1,71 @@
+-- cuckoo 1.5 -> 1.6: a stored filter keeps each segment as chunk rows
+-- (segment, chunk, bytes) instead of one value, so that a one-key change
+-- of a grown store writes a few kB of WAL (docs/DESIGN.md, "Growth", and
+-- docs/FORMAT.md section 14); cuckoo_store_segments reads a store's
+-- segments back as filters.
+\echo Use "ALTER EXTENSION cuckoo UPDATE TO '1.6'" to load this file. \quit
+
+-- ---------------------------------------------------------------------------
+-- cuckoo_store_segments(store): the header and the segments of a store as
+-- filters, each put together from its chunk rows and validated, read in one
+-- statement (one snapshot).  Clients read a store through it.
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cuckoo_store_segments(store regclass)
+    RETURNS TABLE (segment int, f cuckoofilter)
+    AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION cuckoo_store_segments(regclass) IS
+    'the header (segment -1) and every segment of a stored filter as filters, put together from their chunk rows and validated';
+
+-- ---------------------------------------------------------------------------
+-- Every store is converted in place (its OID, owner, privileges, trackings
+-- and storage parameters kept): a store is an ordinary table with the
+-- columns segment int4, f cuckoofilter, fpr float8, capacity int8 and
+-- segments int4, as the library recognises it (store_check_shape).  Each
+-- row's f becomes its chunk rows: chunk 0 in the row itself, chunks 1 ..
+-- in new rows, 1,984 bytes each (the last 1 to 1,984); f is dropped and the
+-- primary key becomes (segment, chunk).  Run by a superuser for whoever
+-- updates (cuckoo is trusted).  A store with a view or a constraint on its
+-- column f stops the update (DROP COLUMN f names the object), as it
+-- should: the column goes.
+-- ---------------------------------------------------------------------------
+
+DO $cuckoo_update$
+DECLARE
+  st record;
+  pk name;
+BEGIN
+  FOR st IN
+    SELECT c.oid::pg_catalog.regclass AS rel
+    FROM pg_catalog.pg_class c
+    WHERE c.relkind OPERATOR(pg_catalog.=) 'r'
+      AND c.relnamespace OPERATOR(pg_catalog.<>) 'pg_catalog'::pg_catalog.regnamespace
+      AND (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a
+           WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0
+             AND NOT a.attisdropped
+             AND (a.attname, a.atttypid) IN (('segment', 'pg_catalog.int4'::pg_catalog.regtype),
+                                             ('f', 'cuckoofilter'::pg_catalog.regtype),
+                                             ('fpr', 'pg_catalog.float8'::pg_catalog.regtype),
+                                             ('capacity', 'pg_catalog.int8'::pg_catalog.regtype),
+                                             ('segments', 'pg_catalog.int4'::pg_catalog.regtype)))
+          OPERATOR(pg_catalog.=) 5
+    ORDER BY c.oid
+  LOOP
+    SELECT con.conname INTO pk FROM pg_catalog.pg_constraint con
+    WHERE con.conrelid OPERATOR(pg_catalog.=) st.rel AND con.contype OPERATOR(pg_catalog.=) 'p';
+    IF pk IS NOT NULL THEN
+      EXECUTE pg_catalog.format('ALTER TABLE %s DROP CONSTRAINT %I', st.rel, pk);
+    END IF;
+    EXECUTE pg_catalog.format('ALTER TABLE %s ADD COLUMN chunk pg_catalog.int4, '
+                              'ADD COLUMN bytes pg_catalog.bytea, ALTER COLUMN f DROP NOT NULL', st.rel);
+    EXECUTE pg_catalog.format('UPDATE %s SET chunk = 0, bytes = pg_catalog.substr(f::pg_catalog.bytea, 1, 1984)', st.rel);
+    EXECUTE pg_catalog.format('INSERT INTO %1$s (segment, chunk, bytes) '
+                              'SELECT s.segment, g, pg_catalog.substr(s.f::pg_catalog.bytea, g OPERATOR(pg_catalog.*) 1984 OPERATOR(pg_catalog.+) 1, 1984) '
+                              'FROM %1$s s, pg_catalog.generate_series(1, (pg_catalog.octet_length(s.f::pg_catalog.bytea) OPERATOR(pg_catalog.-) 1) OPERATOR(pg_catalog./) 1984) g '
+                              'WHERE s.chunk OPERATOR(pg_catalog.=) 0', st.rel);
+    EXECUTE pg_catalog.format('ALTER TABLE %s DROP COLUMN f, ALTER COLUMN chunk SET NOT NULL, '
+                              'ALTER COLUMN bytes SET NOT NULL, ALTER COLUMN bytes SET STORAGE EXTERNAL, '
+                              'ADD PRIMARY KEY (segment, chunk)', st.rel);
+  END LOOP;
+END
+$cuckoo_update$;
