@@ -308,8 +308,13 @@ store_scan_segments(Store *s, int32 from,
 				store_asm_start(&a, s->name, seg, asmcxt);
 				in_seg = true;
 			}
-			d = SPI_getbinval(tup, td, 3, &n2);
-			store_asm_add(&a, DatumGetInt32(SPI_getbinval(tup, td, 2, &n1)), n1, d, n2);
+			{
+				/* n1 is set by this call: not in the argument list that reads it */
+				int32		chunk = DatumGetInt32(SPI_getbinval(tup, td, 2, &n1));
+
+				d = SPI_getbinval(tup, td, 3, &n2);
+				store_asm_add(&a, chunk, n1, d, n2);
+			}
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}
