@@ -123,4 +123,30 @@ SELECT count(*) FILTER (WHERE cuckoo_store_contains('tdup.e', g)) AS held_twice_
 FROM generate_series(1001::int8, 1500) g;
 SELECT tdup.check('tdup.e');
 
+-- a direct change of a tracked store: a row of each of 1,000 values (one
+-- copy), a direct add of each (two), a second row (at b / 2 = 2: nothing
+-- added), then the direct remove of each direct add and the delete of one
+-- row: each value still has a row and must be found.  A plain direct remove
+-- took one of the two copies, the delete the other.
+SELECT cuckoo_store_create('tdup.d', 1000) IS NOT NULL AS created;
+CREATE TABLE tdup.d1 (id int8 PRIMARY KEY, k int8);
+SELECT cuckoo_store_track('tdup.d', 'tdup.d1', 'k');
+INSERT INTO tdup.d1 SELECT g, g FROM generate_series(1::int8, 1000) g;
+SELECT count(cuckoo_store_add('tdup.d', g)) AS added FROM generate_series(1::int8, 1000) g;
+INSERT INTO tdup.d1 SELECT 1000 + g, g FROM generate_series(1::int8, 1000) g;
+SELECT count(*) FILTER (WHERE cuckoo_store_remove('tdup.d', g)) AS removed_directly,
+       count(*) AS asked
+FROM generate_series(1::int8, 997) g;
+SELECT cuckoo_store_remove_array('tdup.d', ARRAY[998, 999, 1000]::int8[]) AS removed_by_array;
+DELETE FROM tdup.d1 WHERE id > 1000;
+SELECT count(*) FILTER (WHERE cuckoo_store_contains('tdup.d', g)) AS found_of_1000
+FROM generate_series(1::int8, 1000) g;
+SELECT tdup.check('tdup.d');
+-- the same store untracked: its removes are plain again
+SELECT cuckoo_store_untrack('tdup.d', 'tdup.d1', 'k');
+SELECT cuckoo_store_add('tdup.d', 5000::int8);
+SELECT cuckoo_store_add('tdup.d', 5000::int8);
+SELECT cuckoo_store_remove('tdup.d', 5000::int8) AS first_removed;
+SELECT cuckoo_store_remove('tdup.d', 5000::int8) AS second_removed;
+
 DROP SCHEMA tdup CASCADE;

@@ -47,6 +47,45 @@
 #include "cuckoo_store_int.h"
 
 /*
+ * Whether store relid tracks a table (a row of the extension's table
+ * cuckoo_store_tracking, 1.4; none before).  Called inside SPI.
+ */
+static bool
+store_tracked(FunctionCallInfo fcinfo, Oid relid)
+{
+	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+	Oid			tt = get_relname_relid("cuckoo_store_tracking", nsp);
+	Oid			type = OIDOID;
+	Datum		arg = ObjectIdGetDatum(relid);
+	int			rc;
+
+	if (!OidIsValid(tt))
+		return false;
+	rc = SPI_execute_with_args(
+		psprintf("SELECT 1 FROM %s t WHERE t.store::pg_catalog.oid OPERATOR(pg_catalog.=) $1 LIMIT 1",
+				 quote_qualified_identifier(get_namespace_name(nsp), get_rel_name(tt))),
+		1, &type, &arg, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading cuckoo_store_tracking failed: %s", SPI_result_code_string(rc));
+	return SPI_processed > 0;
+}
+
+/*
+ * op on hash h of the open segment cf; true if it changed cf.  A remove
+ * from a tracked store saturates as the commit's removes do (DESIGN.md,
+ * "Duplicates"): a value of two or more rows holds b / 2 copies, one of
+ * them maybe this direct add's, and a plain remove of the direct add could
+ * take one it relies on.
+ */
+static bool
+store_change_one(cf_filter *cf, const ValueHasher *vh, StoreOp op, uint64 h, bool tracked)
+{
+	if (op == OP_REMOVE && tracked)
+		return cf_kind_of(cf) != CF_KIND_ANY && cf_remove_saturating(cf, h, cf->b / 2) > 0;
+	return segment_apply(cf, vh, op, h);
+}
+
+/*
  * The shared body of the changing functions: op applied to value argument 1
  * of store argument 0 (array: to each non-null element, the segments
  * locked and changed in ascending order, each once).  Returns how many
@@ -59,9 +98,12 @@ store_change(FunctionCallInfo fcinfo, StoreOp op, bool array)
 	ValueHasher *vh = store_hasher(fcinfo, 1, array);
 	Store		s;
 	int64		changed = 0;
+	bool		tracked;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/* (before store_open, whose results stay in use) */
+	tracked = op == OP_REMOVE && store_tracked(fcinfo, relid);
 	store_open(&s, fcinfo, relid, vh, op != OP_REMOVE, false);
 	if (!array)
 	{
@@ -81,7 +123,7 @@ store_change(FunctionCallInfo fcinfo, StoreOp op, bool array)
 			store_missing_segment(&s, seg);
 		filter_open(&cf, v);
 		filter_check_kind(&cf, vh);
-		if (segment_apply(&cf, vh, op, h))
+		if (store_change_one(&cf, vh, op, h, tracked))
 		{
 			store_write(&s, seg, &cf);
 			changed = 1;
@@ -110,7 +152,7 @@ store_change(FunctionCallInfo fcinfo, StoreOp op, bool array)
 			filter_open(&cf, v);
 			filter_check_kind(&cf, vh);
 			for (; i < n && items[i].segment == seg; i++)
-				if (segment_apply(&cf, vh, op, items[i].h))
+				if (store_change_one(&cf, vh, op, items[i].h, tracked))
 				{
 					dirty = true;
 					changed++;

@@ -264,6 +264,7 @@ main(void)
 	run_union_tests();
 	run_validate_tests();
 	run_growth_tests();
+	run_saturate_tests();
 	run_build_tests();
 	run_slice_tests();
 	run_store_tests();

@@ -78,6 +78,7 @@ extern void run_growth_tests(void);		/* test_growth.c: format version 2 */
 extern void run_store_tests(void);		/* test_store.c: stored-filter routing */
 extern void run_build_tests(void);		/* test_build.c: batched add-if-absent */
 extern void run_slice_tests(void);		/* test_slice.c: the ranges a lookup reads */
+extern void run_saturate_tests(void);	/* test_saturate.c: the living filters' saturating count */
 extern void run_ops_tests(void);		/* test_ops.c: one format per filter, chosen once */
 
 #endif							/* UNIT_H */
