@@ -2,7 +2,8 @@
 -- (segment, chunk, bytes) instead of one value, so that a one-key change
 -- of a grown store writes a few kB of WAL (docs/DESIGN.md, "Growth", and
 -- docs/FORMAT.md section 14); cuckoo_store_segments reads a store's
--- segments back as filters.
+-- segments back as filters; cuckoo_store_rebuild makes a tracked store
+-- exact again.
 \echo Use "ALTER EXTENSION cuckoo UPDATE TO '1.6'" to load this file. \quit
 
 -- ---------------------------------------------------------------------------
@@ -69,3 +70,13 @@ BEGIN
   END LOOP;
 END
 $cuckoo_update$;
+
+-- ---------------------------------------------------------------------------
+-- cuckoo_store_rebuild(store): a tracked store emptied and filled again from
+-- the columns it tracks (docs/DESIGN.md, "Living filters", "Rebuild").
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cuckoo_store_rebuild(store regclass) RETURNS bigint
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cuckoo_store_rebuild(regclass) IS
+    'empties the store and adds again the values of every column it tracks, under SHARE locks of the tracked tables (READ COMMITTED only): what untrack, drop, create and track would give; values added directly are not kept; returns how many values were added';

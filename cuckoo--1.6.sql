@@ -1517,6 +1517,11 @@ CREATE FUNCTION cuckoo_store_verify(store regclass,
 COMMENT ON FUNCTION cuckoo_store_verify(regclass) IS
     'scans the tracked columns: values the store does not find (must be 0), values scanned, the store''s items, trackings';
 
+CREATE FUNCTION cuckoo_store_rebuild(store regclass) RETURNS bigint
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION cuckoo_store_rebuild(regclass) IS
+    'empties the store and adds again the values of every column it tracks, under SHARE locks of the tracked tables (READ COMMITTED only): what untrack, drop, create and track would give; values added directly are not kept; returns how many values were added';
+
 CREATE FUNCTION cuckoo_track_trigger() RETURNS trigger
     AS 'MODULE_PATHNAME' LANGUAGE C;
 COMMENT ON FUNCTION cuckoo_track_trigger() IS

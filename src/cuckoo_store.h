@@ -60,6 +60,16 @@ extern bool cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid ro
 									  const StoreChange *changes, int64 n,
 									  bool saturate, int64 *changed);
 
+/*
+ * Empties every segment of store relid, as the current user and inside the
+ * caller's transaction (cuckoo_store_rebuild): each segment is locked and
+ * made again what cuckoo_store_create made, an empty segment of the
+ * store's created size (a grown segment's extra chunk rows deleted); the
+ * header (its value family) stays.  Needs SELECT and UPDATE on the store,
+ * as a change does; returns the number of segments.
+ */
+extern int32 cuckoo_store_empty(FunctionCallInfo fcinfo, Oid relid);
+
 /* True if role has USAGE on the schema of store relid. */
 extern bool cuckoo_store_schema_usage(Oid relid, Oid role);
 

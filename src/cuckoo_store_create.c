@@ -2,7 +2,8 @@
  * cuckoo_store_create.c
  *     A stored filter's creation and report: cuckoo_store_create (the
  *     table, its header row and its empty segments) and cuckoo_store_info
- *     (1.4: with the store's trackings).
+ *     (1.4: with the store's trackings); cuckoo_store_empty, for
+ *     cuckoo_store_rebuild.
  */
 #include "cuckoo.h"
 
@@ -165,6 +166,42 @@ cuckoo_store_create(PG_FUNCTION_ARGS)
 	if (!OidIsValid(relid))
 		elog(ERROR, "new cuckoo store %s not found", qualname);
 	PG_RETURN_OID(relid);
+}
+
+/*
+ * Empties every segment of store relid (see cuckoo_store.h): each locked
+ * FOR UPDATE in segment order and written as cuckoo_store_create made it,
+ * an empty growing segment of the header's capacity and fpr; only the
+ * chunks whose bytes differ are written, and a grown segment's extra chunk
+ * rows are deleted (as the store's owner, as a shrinking segment's are).
+ */
+int32
+cuckoo_store_empty(FunctionCallInfo fcinfo, Oid relid)
+{
+	Store		s;
+	cf_params	p;
+	CuckooFilter *empty;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	store_open(&s, fcinfo, relid, NULL, true, false);
+	store_segment_params((s.capacity + s.nsegments - 1) / s.nsegments, s.fpr, &p);
+	empty = filter_new(&p);
+	for (int32 seg = 0; seg < s.nsegments; seg++)
+	{
+		CuckooFilter *v;
+		cf_filter	cf;
+
+		CHECK_FOR_INTERRUPTS();
+		v = store_read(&s, seg, true, true, false, false);
+		if (v == NULL)
+			store_missing_segment(&s, seg);
+		pfree(v);
+		filter_open(&cf, empty);
+		store_write(&s, seg, &cf);
+	}
+	SPI_finish();
+	return s.nsegments;
 }
 
 /*

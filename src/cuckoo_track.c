@@ -3,7 +3,8 @@
  *     Living filters (extension 1.3): a stored filter kept in step with a
  *     table's column, in the same transaction as every change of its rows.
  *     This file holds the SQL functions cuckoo_store_track,
- *     cuckoo_store_untrack and cuckoo_store_verify; the trigger function
+ *     cuckoo_store_untrack, cuckoo_store_rebuild (1.6) and
+ *     cuckoo_store_verify; the trigger function
  *     cuckoo_track_trigger is in cuckoo_track_trigger.c, the event trigger
  *     functions in cuckoo_track_ddl.c, the pending changes applied at
  *     commit in cuckoo_track_pending.c, what they share (trackings,
@@ -221,6 +222,190 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+
+/* ------------------------------------------------------------------------
+ * Rebuild
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * The trackings of store (read in SPI under a new snapshot): sets *tabs and
+ * *cols, in (tab, col) order, returns how many.
+ */
+static int
+rebuild_trackings(const char *ttname, Oid store, Oid **tabs, char ***cols)
+{
+	Oid			type = REGCLASSOID;
+	Datum		arg = ObjectIdGetDatum(store);
+	bool		isnull;
+	int			rc;
+	int			n;
+
+	rc = SPI_execute_with_args(psprintf("SELECT tab::pg_catalog.oid, col FROM %s "
+										"WHERE store OPERATOR(pg_catalog.=) $1 ORDER BY 1, 2",
+										ttname),
+							   1, &type, &arg, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	*tabs = palloc(sizeof(Oid) * Max(n, 1));
+	*cols = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		(*tabs)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													SPI_tuptable->tupdesc, 1, &isnull));
+		(*cols)[i] = pstrdup(NameStr(*DatumGetName(SPI_getbinval(SPI_tuptable->vals[i],
+																 SPI_tuptable->tupdesc, 2,
+																 &isnull))));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return n;
+}
+
+/*
+ * cuckoo_store_rebuild(store): empties the store and adds the values of the
+ * columns it tracks again, as cuckoo_store_track's first fill does (queued,
+ * applied at commit, saturating); returns how many values it added.  The
+ * tracked tables (every partition) are locked SHARE first, in OID order:
+ * their writers in flight have committed, their changes applied, and new
+ * ones wait for this transaction's end; the store is locked SHARE ROW
+ * EXCLUSIVE next (after the tables, as a writer takes them), so a tracking
+ * added meanwhile is seen.  The columns are then read under a snapshot
+ * taken after the locks, which only READ COMMITTED gives (the statement's
+ * or the transaction's snapshot may be older).  DESIGN.md, "Living
+ * filters", "Rebuild".
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_rebuild);
+Datum
+cuckoo_store_rebuild(PG_FUNCTION_ARGS)
+{
+	Oid			store = PG_GETARG_OID(0);
+	Oid			tt = track_table(fcinfo);
+	char	   *ttname = rel_qualname(tt);
+	int			ntrack,
+				ntrack2;
+	Oid		   *tabs,
+			   *tabs2;
+	char	  **cols,
+			  **cols2;
+	List	   *locked = NIL;
+	int64		added = 0;
+
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("cuckoo_store_rebuild cannot run in a %s transaction",
+						IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
+				 errdetail("It reads the tracked columns after locking their tables; this transaction's snapshot may be older than the locks, and would miss values committed in between."),
+				 errhint("Run it in a READ COMMITTED transaction.")));
+	if (get_rel_relkind(store) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", store)));
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("A rebuild needs SELECT and UPDATE on the store, for the caller and for the tracked tables' owners.")));
+	/* the store: its shape and header, with the store functions' errors */
+	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ntrack = rebuild_trackings(ttname, store, &tabs, &cols);
+	if (ntrack == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cuckoo store \"%s\" tracks no column: there is nothing to rebuild it from",
+						get_rel_name(store)),
+				 errhint("cuckoo_store_track adds a column's values and keeps the store in step with it.")));
+	/* the rights cuckoo_store_track asks, for every tracking */
+	for (int i = 0; i < ntrack; i++)
+	{
+		track_check_owner(tabs[i]);
+		if (pg_class_aclcheck(store, rel_owner(tabs[i]), ACL_SELECT) != ACLCHECK_OK ||
+			pg_class_aclcheck(store, rel_owner(tabs[i]), ACL_UPDATE) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+					 errdetail("A rebuild needs SELECT and UPDATE on the store, for the caller and for the tracked tables' owners.")));
+	}
+
+	/*
+	 * The changes this transaction queued for the store are of rows the
+	 * rebuild reads: applied at commit after it, they would count twice.
+	 */
+	if (track_pending_count(store) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cuckoo store \"%s\" has changes pending in this transaction",
+						get_rel_name(store)),
+				 errdetail("This transaction changed a table the store tracks (or tracked one): the rebuild reads those rows, and the changes, applied at commit, would count twice."),
+				 errhint("Rebuild the store in a transaction of its own, or before changing its tracked tables.")));
+
+	/*
+	 * The tracked tables, each partition too, SHARE, in OID order; again
+	 * for partitions attached meanwhile, until none is new.
+	 */
+	for (;;)
+	{
+		List	   *want = NIL;
+		ListCell   *lc;
+		bool		more = false;
+
+		for (int i = 0; i < ntrack; i++)
+			want = list_concat_unique_oid(want, find_all_inheritors(tabs[i], NoLock, NULL));
+		list_sort(want, list_oid_cmp);
+		foreach(lc, want)
+			if (!list_member_oid(locked, lfirst_oid(lc)))
+			{
+				LockRelationOid(lfirst_oid(lc), ShareLock);
+				locked = lappend_oid(locked, lfirst_oid(lc));
+				more = true;
+			}
+		if (!more)
+			break;
+	}
+	LockRelationOid(store, ShareRowExclusiveLock);
+	ntrack2 = rebuild_trackings(ttname, store, &tabs2, &cols2);
+	for (int i = 0; i < ntrack; i++)
+		if (ntrack2 != ntrack || tabs2[i] != tabs[i] || strcmp(cols2[i], cols[i]) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("the trackings of cuckoo store \"%s\" changed while it was being rebuilt",
+							get_rel_name(store)),
+					 errhint("Call cuckoo_store_rebuild again.")));
+
+	(void) cuckoo_store_empty(fcinfo, store);
+
+	for (int i = 0; i < ntrack; i++)
+	{
+		AttrNumber	att = track_column(tabs[i], cols[i], store);
+		Oid			atttype,
+					attcoll;
+		int32		atttypmod;
+		ValueHasher vh;
+		ChangeList	l = {0};
+		Become		b;
+
+		get_atttypetypmodcoll(tabs[i], att, &atttype, &atttypmod, &attcoll);
+		value_hasher_init(&vh, atttype, attcoll, CurrentMemoryContext);
+		/* all the rows (row security off), under a snapshot after the locks */
+		track_become(&b, GetUserId());
+		track_read_table(tabs[i], cols[i], &vh, false, &l, false);
+		track_unbecome(&b);
+		/* as the first fill: queued, applied at commit with the caller's rights */
+		if (l.n > 0)
+			track_queue(fcinfo, store, GetUserId(), atttype, attcoll, &l);
+		added += l.n;
+		if (l.c != NULL)
+			pfree(l.c);
+	}
+	SPI_finish();
+	PG_RETURN_INT64(added);
+}
 
 /* ------------------------------------------------------------------------
  * Verification

@@ -62,6 +62,7 @@ extern bool track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *
 
 /* cuckoo_track_pending.c */
 extern void track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid, const ChangeList *l);
+extern int64 track_pending_count(Oid store);
 
 /* cuckoo_track_trigger.c */
 extern SPIPlanPtr track_lookup_plan(Oid tt);

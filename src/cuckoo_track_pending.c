@@ -225,6 +225,20 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 }
 
 /*
+ * How many changes of store this transaction has queued and not applied
+ * (those of aborted subtransactions gone): cuckoo_store_rebuild refuses a
+ * store that has some.
+ */
+int64
+track_pending_count(Oid store)
+{
+	for (PendingStore *e = pending; e != NULL; e = e->next)
+		if (e->store == store)
+			return e->n;
+	return 0;
+}
+
+/*
  * Adds role to e's owners, once: the commit checks the rights of each
  * owner whose table's changes it applies, not only of the first.  An owner
  * stays even if its changes are rolled back to a savepoint (the commit

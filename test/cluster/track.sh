@@ -9,7 +9,8 @@
 #      Then the same with upserts and multi-statement transactions with
 #      savepoints in the mix: still no error (the changes are applied at
 #      commit, segments in one order: docs/DESIGN.md "Living filters",
-#      Concurrency).
+#      Concurrency).  Then cuckoo_store_rebuild (1.6) again and again while
+#      4 clients run the mixed load: no error, nothing missing after.
 #   2. The mixed load under REPEATABLE READ: no deadlock, and no
 #      serialization failure caused by the tracking (PostgreSQL's own, of
 #      two transactions updating one row of the table, are counted apart);
@@ -156,6 +157,35 @@ check "8 clients, READ COMMITTED, mixed: no failed transaction (no deadlock)" 0 
 check "8 clients, READ COMMITTED, mixed: no error" "" "$(grep -iE 'error' "$work/pgbench1b.log" | head -5)"
 echo "# read committed, mixed: $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench1b.log"); $(grep -ciE 'deadlock detected' "$work/pgbench1b.log") deadlocks"
 verify "after READ COMMITTED mixed load" load
+
+# 1c. cuckoo_store_rebuild (1.6) while 4 clients write: the writers wait
+# for its SHARE lock and it for theirs, no error on either side, nothing
+# missing after; the sticky values the loads left are gone (items drop)
+items_before=$(q load "SELECT items FROM cuckoo_store_info('s')")
+pgbench -n $detailed -c 4 -j 2 -T "$LOAD_SECONDS" "${scripts[@]}" load >"$work/pgbench1c.log" 2>&1 &
+bench=$!
+rebuilds=0
+rebuild_errors=0
+sleep 1
+while kill -0 "$bench" 2>/dev/null; do
+  if q load "SELECT cuckoo_store_rebuild('s')" >>"$work/rebuild1c.log" 2>&1; then
+    rebuilds=$((rebuilds + 1))
+  else
+    rebuild_errors=$((rebuild_errors + 1))
+  fi
+  sleep 1
+done
+wait "$bench"
+rc=$?
+check "rebuilds while 4 clients write: pgbench exit status" 0 "$rc"
+check "rebuilds while 4 clients write: no failed transaction" 0 "$(failed "$work/pgbench1c.log")"
+check "rebuilds while 4 clients write: no error" "" "$(grep -iE 'error' "$work/pgbench1c.log" "$work/rebuild1c.log" | head -5)"
+check "rebuilds while 4 clients write: every rebuild succeeded (at least one)" "0|t" "$rebuild_errors|$([ "$rebuilds" -ge 1 ] && echo t)"
+echo "# rebuilds under load: $rebuilds; $(grep -m1 -E 'number of transactions actually processed' "$work/pgbench1c.log")"
+verify "after rebuilds under load" load
+q load "SELECT cuckoo_store_rebuild('s')" >/dev/null
+echo "# items before the rebuilds: $items_before; after a last one: $(q load "SELECT items FROM cuckoo_store_info('s')") ($(q load "SELECT count(DISTINCT k) FROM items") distinct values, $(q load "SELECT count(k) FROM items") rows)"
+verify "after a last rebuild" load
 
 # 2. REPEATABLE READ: no deadlock, no serialization failure of the
 # tracking; PostgreSQL's own (an update, delete or upsert of a row of the
