@@ -80,3 +80,21 @@ CREATE FUNCTION cuckoo_store_rebuild(store regclass) RETURNS bigint
     AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION cuckoo_store_rebuild(regclass) IS
     'empties the store and adds again the values of every column it tracks, under SHARE locks of the tracked tables (READ COMMITTED only): what untrack, drop, create and track would give; values added directly are not kept; returns how many values were added';
+
+-- ---------------------------------------------------------------------------
+-- A restore gives what a rebuild would: cuckoo_track_ddl also runs at the
+-- end of CREATE TRIGGER, and when such a command (not cuckoo_store_track's)
+-- gives the last of a store's tracked tables all its tracking triggers, the
+-- store is rebuilt.  pg_dump writes the triggers after all the data, so the
+-- store's dumped rows (sticky values and all) are replaced by a rebuild from
+-- the restored rows (docs/DESIGN.md, "Living filters", "Where the tracking
+-- is recorded").  An event trigger's tags cannot be altered: it is dropped
+-- and created again (same name, owner: the superuser running this).
+-- ---------------------------------------------------------------------------
+
+DROP EVENT TRIGGER cuckoo_track_ddl;
+CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA', 'CREATE FOREIGN TABLE', 'CREATE TRIGGER')
+    EXECUTE PROCEDURE cuckoo_track_ddl();
+COMMENT ON FUNCTION cuckoo_track_ddl() IS
+    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed; refuses a foreign table as such a partition; rebuilds a store when a CREATE TRIGGER (a restore) gives the last of its tracked tables all its tracking triggers (event trigger)';

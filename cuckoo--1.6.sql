@@ -1545,7 +1545,7 @@ CREATE EVENT TRIGGER cuckoo_track_drop_start ON ddl_command_start
 CREATE FUNCTION cuckoo_track_ddl() RETURNS event_trigger
     AS 'MODULE_PATHNAME' LANGUAGE C;
 COMMENT ON FUNCTION cuckoo_track_ddl() IS
-    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed; refuses a foreign table as such a partition (event trigger)';
+    'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed; refuses a foreign table as such a partition; rebuilds a store when a CREATE TRIGGER (a restore) gives the last of its tracked tables all its tracking triggers (event trigger)';
 CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
-    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA', 'CREATE FOREIGN TABLE')
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA', 'CREATE FOREIGN TABLE', 'CREATE TRIGGER')
     EXECUTE PROCEDURE cuckoo_track_ddl();

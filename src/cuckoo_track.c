@@ -232,8 +232,8 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
  * The trackings of store (read in SPI under a new snapshot): sets *tabs and
  * *cols, in (tab, col) order, returns how many.
  */
-static int
-rebuild_trackings(const char *ttname, Oid store, Oid **tabs, char ***cols)
+int
+track_store_trackings(const char *ttname, Oid store, Oid **tabs, char ***cols)
 {
 	Oid			type = REGCLASSOID;
 	Datum		arg = ObjectIdGetDatum(store);
@@ -263,92 +263,25 @@ rebuild_trackings(const char *ttname, Oid store, Oid **tabs, char ***cols)
 }
 
 /*
- * cuckoo_store_rebuild(store): empties the store and adds the values of the
- * columns it tracks again, as cuckoo_store_track's first fill does (queued,
- * applied at commit, saturating); returns how many values it added.  The
- * tracked tables (every partition) are locked SHARE first, in OID order:
- * their writers in flight have committed, their changes applied, and new
- * ones wait for this transaction's end; the store is locked SHARE ROW
- * EXCLUSIVE next (after the tables, as a writer takes them), so a tracking
- * added meanwhile is seen.  The columns are then read under a snapshot
- * taken after the locks, which only READ COMMITTED gives (the statement's
- * or the transaction's snapshot may be older).  DESIGN.md, "Living
- * filters", "Rebuild".
+ * The rebuild itself, once its caller has checked the rights, the
+ * isolation level and the pending changes (in SPI): locks the tracked
+ * tables (every partition) SHARE in OID order, again for partitions
+ * attached meanwhile, then the store SHARE ROW EXCLUSIVE; reads the
+ * trackings again (40001 if they changed), empties the store and queues
+ * the tracked columns' values, as cuckoo_store_track's first fill does
+ * (applied at commit, saturating, with the caller's rights).  Returns how
+ * many values it queued.
  */
-PG_FUNCTION_INFO_V1(cuckoo_store_rebuild);
-Datum
-cuckoo_store_rebuild(PG_FUNCTION_ARGS)
+int64
+track_rebuild(FunctionCallInfo fcinfo, const char *ttname, Oid store,
+			  int ntrack, Oid *tabs, char **cols)
 {
-	Oid			store = PG_GETARG_OID(0);
-	Oid			tt = track_table(fcinfo);
-	char	   *ttname = rel_qualname(tt);
-	int			ntrack,
-				ntrack2;
-	Oid		   *tabs,
-			   *tabs2;
-	char	  **cols,
-			  **cols2;
+	int			ntrack2;
+	Oid		   *tabs2;
+	char	  **cols2;
 	List	   *locked = NIL;
 	int64		added = 0;
 
-	if (IsolationUsesXactSnapshot())
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
-				 errmsg("cuckoo_store_rebuild cannot run in a %s transaction",
-						IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
-				 errdetail("It reads the tracked columns after locking their tables; this transaction's snapshot may be older than the locks, and would miss values committed in between."),
-				 errhint("Run it in a READ COMMITTED transaction.")));
-	if (get_rel_relkind(store) == '\0')
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", store)));
-	/* each right on its own: a mask of both passes with either */
-	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
-				 errdetail("A rebuild needs SELECT and UPDATE on the store, for the caller and for the tracked tables' owners.")));
-	/* the store: its shape and header, with the store functions' errors */
-	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	ntrack = rebuild_trackings(ttname, store, &tabs, &cols);
-	if (ntrack == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cuckoo store \"%s\" tracks no column: there is nothing to rebuild it from",
-						get_rel_name(store)),
-				 errhint("cuckoo_store_track adds a column's values and keeps the store in step with it.")));
-	/* the rights cuckoo_store_track asks, for every tracking */
-	for (int i = 0; i < ntrack; i++)
-	{
-		track_check_owner(tabs[i]);
-		if (pg_class_aclcheck(store, rel_owner(tabs[i]), ACL_SELECT) != ACLCHECK_OK ||
-			pg_class_aclcheck(store, rel_owner(tabs[i]), ACL_UPDATE) != ACLCHECK_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
-					 errdetail("A rebuild needs SELECT and UPDATE on the store, for the caller and for the tracked tables' owners.")));
-	}
-
-	/*
-	 * The changes this transaction queued for the store are of rows the
-	 * rebuild reads: applied at commit after it, they would count twice.
-	 */
-	if (track_pending_count(store) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cuckoo store \"%s\" has changes pending in this transaction",
-						get_rel_name(store)),
-				 errdetail("This transaction changed a table the store tracks (or tracked one): the rebuild reads those rows, and the changes, applied at commit, would count twice."),
-				 errhint("Rebuild the store in a transaction of its own, or before changing its tracked tables.")));
-
-	/*
-	 * The tracked tables, each partition too, SHARE, in OID order; again
-	 * for partitions attached meanwhile, until none is new.
-	 */
 	for (;;)
 	{
 		List	   *want = NIL;
@@ -369,7 +302,7 @@ cuckoo_store_rebuild(PG_FUNCTION_ARGS)
 			break;
 	}
 	LockRelationOid(store, ShareRowExclusiveLock);
-	ntrack2 = rebuild_trackings(ttname, store, &tabs2, &cols2);
+	ntrack2 = track_store_trackings(ttname, store, &tabs2, &cols2);
 	for (int i = 0; i < ntrack; i++)
 		if (ntrack2 != ntrack || tabs2[i] != tabs[i] || strcmp(cols2[i], cols[i]) != 0)
 			ereport(ERROR,
@@ -403,6 +336,87 @@ cuckoo_store_rebuild(PG_FUNCTION_ARGS)
 		if (l.c != NULL)
 			pfree(l.c);
 	}
+	return added;
+}
+
+/*
+ * cuckoo_store_rebuild(store): empties the store and adds the values of the
+ * columns it tracks again (track_rebuild); returns how many values it added.
+ * The tracked tables are locked first: their writers in flight have
+ * committed, their changes applied, and new ones wait for this
+ * transaction's end; the store is locked after the tables, as a writer
+ * takes them, so a tracking added meanwhile is seen.  The columns are then
+ * read under a snapshot taken after the locks, which only READ COMMITTED
+ * gives (the statement's or the transaction's snapshot may be older).
+ * DESIGN.md, "Living filters", "Rebuild".
+ */
+PG_FUNCTION_INFO_V1(cuckoo_store_rebuild);
+Datum
+cuckoo_store_rebuild(PG_FUNCTION_ARGS)
+{
+	Oid			store = PG_GETARG_OID(0);
+	Oid			tt = track_table(fcinfo);
+	char	   *ttname = rel_qualname(tt);
+	int			ntrack;
+	Oid		   *tabs;
+	char	  **cols;
+	int64		added;
+
+	if (IsolationUsesXactSnapshot())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("cuckoo_store_rebuild cannot run in a %s transaction",
+						IsolationIsSerializable() ? "SERIALIZABLE" : "REPEATABLE READ"),
+				 errdetail("It reads the tracked columns after locking their tables; this transaction's snapshot may be older than the locks, and would miss values committed in between."),
+				 errhint("Run it in a READ COMMITTED transaction.")));
+	if (get_rel_relkind(store) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", store)));
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("A rebuild needs SELECT and UPDATE on the store, for the caller and for the tracked tables' owners.")));
+	/* the store: its shape and header, with the store functions' errors */
+	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ntrack = track_store_trackings(ttname, store, &tabs, &cols);
+	if (ntrack == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cuckoo store \"%s\" tracks no column: there is nothing to rebuild it from",
+						get_rel_name(store)),
+				 errhint("cuckoo_store_track adds a column's values and keeps the store in step with it.")));
+	/* the rights cuckoo_store_track asks, for every tracking */
+	for (int i = 0; i < ntrack; i++)
+	{
+		track_check_owner(tabs[i]);
+		if (pg_class_aclcheck(store, rel_owner(tabs[i]), ACL_SELECT) != ACLCHECK_OK ||
+			pg_class_aclcheck(store, rel_owner(tabs[i]), ACL_UPDATE) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+					 errdetail("A rebuild needs SELECT and UPDATE on the store, for the caller and for the tracked tables' owners.")));
+	}
+
+	/*
+	 * The changes this transaction queued for the store are of rows the
+	 * rebuild reads: applied at commit after it, they would count twice.
+	 */
+	if (track_pending_count(store) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cuckoo store \"%s\" has changes pending in this transaction",
+						get_rel_name(store)),
+				 errdetail("This transaction changed a table the store tracks (or tracked one): the rebuild reads those rows, and the changes, applied at commit, would count twice."),
+				 errhint("Rebuild the store in a transaction of its own, or before changing its tracked tables.")));
+
+	added = track_rebuild(fcinfo, ttname, store, ntrack, tabs, cols);
 	SPI_finish();
 	PG_RETURN_INT64(added);
 }

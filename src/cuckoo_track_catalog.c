@@ -332,9 +332,12 @@ track_trigger_fn_oid(FunctionCallInfo fcinfo)
 						   ObjectIdGetDatum(ext_namespace(fcinfo)));
 }
 
-/* How many of the triggers set of tab call the trigger function (in SPI). */
-int64
-track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
+/*
+ * How many of the triggers set of tab call the trigger function (in SPI),
+ * under the current snapshot (read_only) or a new one.
+ */
+static int64
+count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2], bool read_only)
 {
 	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
 	Datum		values[3];
@@ -353,10 +356,27 @@ track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2
 							   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
 							   "AND tgfoid OPERATOR(pg_catalog.=) $2 "
 							   "AND tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3)",
-							   3, types, values, NULL, true, 1);
+							   3, types, values, NULL, read_only, 1);
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/* How many of the triggers set of tab call the trigger function (in SPI). */
+int64
+track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
+{
+	return count_triggers(fcinfo, tab, set, true);
+}
+
+/*
+ * The same under a new snapshot (READ COMMITTED): sees the triggers of the
+ * transactions that committed since the statement began, as after a lock.
+ */
+int64
+track_count_triggers_now(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2])
+{
+	return count_triggers(fcinfo, tab, set, false);
 }
 
 /*
@@ -441,6 +461,14 @@ track_drop_triggers(Oid tab)
 }
 
 /*
+ * Whether track_create_triggers is creating triggers: their CREATE TRIGGER
+ * commands fire cuckoo_track_ddl, which rebuilds a store whose triggers
+ * are all there again only for a CREATE TRIGGER of someone else's (a
+ * restore's): the caller of this one fills the store itself.
+ */
+bool		track_making_triggers = false;
+
+/*
  * Gives tab the four triggers of set unless it has them all (none yet, or
  * some dropped by hand: all four again); returns whether it created them.
  */
@@ -465,10 +493,19 @@ track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][
 	track_drop_set(tab, set);
 	/* as its owner: the caller may own only its parent */
 	track_become(&b, rel_owner(tab));
-	for (int i = 0; i < lengthof(track_triggers); i++)
-		track_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE PROCEDURE %s()",
-							set[i][0], psprintf(set[i][1], tabname), fn),
-				   0, NULL, NULL, SPI_OK_UTILITY);
+	track_making_triggers = true;
+	PG_TRY();
+	{
+		for (int i = 0; i < lengthof(track_triggers); i++)
+			track_exec(psprintf("CREATE TRIGGER %s %s FOR EACH STATEMENT EXECUTE PROCEDURE %s()",
+								set[i][0], psprintf(set[i][1], tabname), fn),
+					   0, NULL, NULL, SPI_OK_UTILITY);
+	}
+	PG_FINALLY();
+	{
+		track_making_triggers = false;
+	}
+	PG_END_TRY();
 	track_unbecome(&b);
 	return true;
 }

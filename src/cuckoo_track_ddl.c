@@ -5,7 +5,8 @@
  *     other objects: which root each partition has), cuckoo_track_drop
  *     (sql_drop: the trackings of dropped objects) and cuckoo_track_ddl
  *     (partitions created, attached and detached in a tracked tree, also
- *     by CREATE SCHEMA's subcommands).
+ *     by CREATE SCHEMA's subcommands; a store rebuilt when a restore
+ *     creates its last tracking trigger).
  */
 #include "cuckoo.h"
 
@@ -19,6 +20,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -447,9 +449,134 @@ track_rangevar(RangeVar *rv)
 }
 
 /*
+ * Rebuilds store after a CREATE TRIGGER on rel (not track_create_triggers')
+ * made one of the tracking triggers, if now every table the store tracks,
+ * and every partition of those, has all its triggers (in SPI).  This is how
+ * a restore gives what a rebuild would: pg_dump's data, the store's rows
+ * and the trackings included, comes before any trigger, so the last
+ * tracking trigger the restore creates for a store finds the tables full
+ * and the store as dumped, sticky values and all.  The same holds for
+ * triggers dropped by hand and put back.  DESIGN.md, "Living filters",
+ * "Where the tracking is recorded".
+ *
+ * The other tables are locked SHARE first, so that the count of their
+ * triggers (under a new snapshot) sees every CREATE TRIGGER before it, and
+ * none can run until this transaction ends.  A parallel pg_restore creates
+ * the triggers of two tables at once, each holding its own table: a table
+ * of a higher OID is waited for, one of a lower OID is only tried, and if
+ * it is held this command leaves the rebuild to that table's CREATE
+ * TRIGGER, which waits for this one (so no two wait for each other).
+ */
+static void
+track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
+{
+	char	   *ttname = rel_qualname(tt);
+	int			ntrack;
+	Oid		   *tabs;
+	char	  **cols;
+	List	   *tables = NIL;
+	ListCell   *lc;
+	const char *why = NULL;
+	Become		b;
+
+	track_become(&b, rel_owner(tt));
+	ntrack = track_store_trackings(ttname, store, &tabs, &cols);
+	track_unbecome(&b);
+	for (int i = 0; i < ntrack; i++)
+		tables = list_concat_unique_oid(tables, find_all_inheritors(tabs[i], NoLock, NULL));
+	list_sort(tables, list_oid_cmp);
+	foreach(lc, tables)
+	{
+		Oid			t = lfirst_oid(lc);
+
+		if (t > rel)
+			LockRelationOid(t, ShareLock);
+		else if (t < rel && !ConditionalLockRelationOid(t, ShareLock))
+		{
+			elog(DEBUG1, "cuckoo store \"%s\" is not rebuilt here: table \"%s\" is busy",
+				 get_rel_name(store), get_rel_name(t));
+			return;
+		}
+	}
+	/* every tracked table has its four triggers, every partition its four */
+	for (int i = 0; i < ntrack; i++)
+	{
+		List	   *tree = find_all_inheritors(tabs[i], NoLock, NULL);
+
+		foreach(lc, tree)
+		{
+			Oid			t = lfirst_oid(lc);
+
+			if (track_count_triggers_now(fcinfo, t, t == tabs[i] ? track_triggers : part_triggers) !=
+				lengthof(track_triggers))
+				return;
+		}
+	}
+
+	/* cuckoo_store_rebuild's refusals, as a warning: the command stands */
+	if (IsolationUsesXactSnapshot())
+		why = "A rebuild runs only under READ COMMITTED.";
+	else if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+			 pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
+		why = "A rebuild needs SELECT and UPDATE on the store.";
+	else if (track_pending_count(store) > 0)
+		why = "This transaction has changes of the store pending.";
+	for (int i = 0; why == NULL && i < ntrack; i++)
+		if (!has_privs_of_role(GetUserId(), rel_owner(tabs[i])))
+			why = psprintf("A rebuild needs the rights of the owner of table %s.", get_rel_name(tabs[i]));
+	if (why != NULL)
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("cuckoo store \"%s\" was not rebuilt when its tracking triggers were created",
+						get_rel_name(store)),
+				 errdetail("%s", why),
+				 errhint("Call cuckoo_store_rebuild('%s') in a READ COMMITTED transaction of its own.",
+						 rel_qualname(store))));
+		return;
+	}
+	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
+	(void) track_rebuild(fcinfo, ttname, store, ntrack, tabs, cols);
+}
+
+/*
+ * CREATE TRIGGER of one of the tracking triggers' names, not by
+ * track_create_triggers: each store tracking the table or its root is
+ * rebuilt once its triggers are all there (track_rebuild_restored).
+ */
+static void
+track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
+{
+	bool		named = false;
+	Oid			rel;
+	Oid		   *stores,
+			   *tracked;
+	char	  **cols;
+	int			ntrack;
+	List	   *done = NIL;
+
+	for (int i = 0; i < lengthof(track_triggers); i++)
+		if (strcmp(stmt->trigname, track_triggers[i][0]) == 0 ||
+			strcmp(stmt->trigname, part_triggers[i][0]) == 0)
+			named = true;
+	rel = named ? track_rangevar(stmt->relation) : InvalidOid;
+	if (!OidIsValid(rel))
+		return;
+	ntrack = track_lookup(tt, rel, &stores, &cols, &tracked);
+	for (int i = 0; i < ntrack; i++)
+		if (!list_member_oid(done, stores[i]))
+		{
+			done = lappend_oid(done, stores[i]);
+			track_rebuild_restored(fcinfo, tt, rel, stores[i]);
+		}
+}
+
+/*
  * cuckoo_track_ddl(): on ddl_command_end of CREATE TABLE, ALTER TABLE,
- * CREATE SCHEMA (whose CREATE TABLE subcommands fire no event trigger) and
- * CREATE FOREIGN TABLE.
+ * CREATE SCHEMA (whose CREATE TABLE subcommands fire no event trigger),
+ * CREATE FOREIGN TABLE and CREATE TRIGGER (1.6: a restore's triggers
+ * rebuild the store, track_ddl_trigger_created; not in pg_upgrade's
+ * schema restore, whose data files come afterwards).
  * Refuses a command that made a tracked table a partition, or a tracked
  * ordinary table a parent or child of inheritance (ATTACH PARTITION,
  * INHERIT, PARTITION OF, INHERITS): the command is rolled back.  Keeps the
@@ -572,6 +699,9 @@ cuckoo_track_ddl(PG_FUNCTION_ARGS)
 				track_ddl_other_partition_cmd(tt, parent);
 		}
 	}
+	else if (parsetree != NULL && IsA(parsetree, CreateTrigStmt) &&
+			 !track_making_triggers && !creating_extension && !IsBinaryUpgrade)
+		track_ddl_trigger_created(fcinfo, tt, (CreateTrigStmt *) parsetree);
 	SPI_finish();
 	PG_RETURN_VOID();
 }

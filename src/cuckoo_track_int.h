@@ -55,10 +55,17 @@ extern void track_check_owner(Oid tab);
 extern AttrNumber track_column(Oid tab, const char *col, Oid store);
 extern void track_read_table(Oid tab, const char *col, ValueHasher *vh, bool remove, ChangeList *l, bool only);
 extern int64 track_count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2]);
+extern int64 track_count_triggers_now(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2]);
 extern void track_check_no_inheritance(Oid tab);
 extern void track_drop_set(Oid tab, const char *const set[][2]);
 extern void track_drop_triggers(Oid tab);
 extern bool track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2]);
+extern bool track_making_triggers;
+
+/* cuckoo_track.c */
+extern int	track_store_trackings(const char *ttname, Oid store, Oid **tabs, char ***cols);
+extern int64 track_rebuild(FunctionCallInfo fcinfo, const char *ttname, Oid store,
+						   int ntrack, Oid *tabs, char **cols);
 
 /* cuckoo_track_pending.c */
 extern void track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid, const ChangeList *l);

@@ -1,0 +1,143 @@
+-- Living filters: a restore gives what a rebuild would (extension 1.6,
+-- issue 22; docs/DESIGN.md "Living filters", "Where the tracking is
+-- recorded").  pg_dump writes a tracked table's triggers after all the
+-- data: the store's rows come back as dumped, sticky values and all, and
+-- the CREATE TRIGGER that gives the last tracked table of a store all its
+-- triggers rebuilds the store (cuckoo_track_ddl).  Here the restore's
+-- statements are run by hand: the triggers are dropped and created again
+-- with the names and function of the dump.  test/cluster/track.sh runs a
+-- real pg_dump and pg_restore.
+
+CREATE SCHEMA rr;
+-- rr.differ(a, b): how many segments (the header included) of two stores differ
+CREATE FUNCTION rr.differ(a regclass, b regclass) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT count(*) FROM cuckoo_store_segments(a) x FULL JOIN cuckoo_store_segments(b) y USING (segment)
+     WHERE x.f::bytea IS DISTINCT FROM y.f::bytea $$;
+-- rr.sticky(store): how many of the deleted values 500 .. 999 it finds
+CREATE FUNCTION rr.sticky(s regclass) RETURNS bigint LANGUAGE sql AS
+  $$ SELECT count(*) FILTER (WHERE cuckoo_store_contains(s, g::int8)) FROM generate_series(500, 999) g $$;
+-- rr.drop_triggers(tab, prefix): drops tab's four triggers, as a dump lacks them
+CREATE FUNCTION rr.drop_triggers(tab regclass, prefix text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE e text;
+BEGIN
+  FOREACH e IN ARRAY ARRAY['insert', 'update', 'delete', 'truncate'] LOOP
+    EXECUTE format('DROP TRIGGER %I ON %s', prefix || e, tab);
+  END LOOP;
+END $$;
+-- the restore's CREATE TRIGGER statements, as pg_dump writes them
+CREATE FUNCTION rr.create_trigger(tab regclass, prefix text, e text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TRIGGER %I %s ON %s %s FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()',
+                 prefix || e,
+                 CASE e WHEN 'truncate' THEN 'BEFORE TRUNCATE' ELSE 'AFTER ' || upper(e) END, tab,
+                 CASE e WHEN 'insert' THEN 'REFERENCING NEW TABLE AS cuckoo_new'
+                        WHEN 'update' THEN 'REFERENCING OLD TABLE AS cuckoo_old NEW TABLE AS cuckoo_new'
+                        WHEN 'delete' THEN 'REFERENCING OLD TABLE AS cuckoo_old' ELSE '' END);
+END $$;
+
+-- sticky values: 1,000 values each held by 3 rows, 500 of them deleted
+SELECT cuckoo_store_create('rr.s', 2000) IS NOT NULL AS created;
+CREATE TABLE rr.t (id int8 PRIMARY KEY, k int8);
+INSERT INTO rr.t SELECT g, g % 1000 FROM generate_series(1, 3000) g;
+SELECT cuckoo_store_track('rr.s', 'rr.t', 'k');
+DELETE FROM rr.t WHERE k >= 500;
+SELECT items, rr.sticky('rr.s') AS sticky FROM cuckoo_store_info('rr.s');
+-- what a rebuild gives, made aside: a store created and tracked afresh
+SELECT cuckoo_store_create('rr.fresh', 2000) IS NOT NULL AS created;
+SELECT cuckoo_store_track('rr.fresh', 'rr.t', 'k');
+SELECT rr.differ('rr.s', 'rr.fresh') > 0 AS differs_before;
+
+-- the dump has the data, then the triggers: three of four change nothing
+SELECT rr.drop_triggers('rr.t', 'cuckoo_track_');
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete']) e;
+SELECT items, rr.sticky('rr.s') AS sticky FROM cuckoo_store_info('rr.s');
+-- the fourth rebuilds: the sticky values are gone, the bytes are a rebuild's
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', 'truncate');
+SELECT items, rr.sticky('rr.s') <= 20 AS sticky_few FROM cuckoo_store_info('rr.s');
+SELECT rr.differ('rr.s', 'rr.fresh') AS segments_differing;
+SELECT missing, rows, items FROM cuckoo_store_verify('rr.s');
+-- and the table is followed again
+INSERT INTO rr.t VALUES (5000, 123456);
+SELECT cuckoo_store_contains('rr.s', 123456::int8) AS new_found;
+DELETE FROM rr.t WHERE id = 5000;
+
+-- the rebuild is the creating transaction's: rolled back with it
+SELECT rr.drop_triggers('rr.t', 'cuckoo_track_');
+DELETE FROM rr.t WHERE k >= 400;
+SELECT items FROM cuckoo_store_info('rr.s');
+BEGIN;
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT items FROM cuckoo_store_info('rr.s');
+ROLLBACK;
+SELECT items FROM cuckoo_store_info('rr.s');
+-- under REPEATABLE READ: no rebuild, a warning that says what to do
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+COMMIT;
+SELECT items FROM cuckoo_store_info('rr.s');
+SELECT cuckoo_store_rebuild('rr.s');
+SELECT items FROM cuckoo_store_info('rr.s');
+
+-- cuckoo_store_track's own triggers do not rebuild (it fills the store
+-- itself): a direct add before the track stays, each value counted once
+SELECT cuckoo_store_create('rr.d', 1000) IS NOT NULL AS created;
+CREATE TABLE rr.dt (k int8);
+INSERT INTO rr.dt SELECT g FROM generate_series(1, 100) g;
+SELECT cuckoo_store_add('rr.d', 424242::int8);
+SELECT cuckoo_store_track('rr.d', 'rr.dt', 'k');
+SELECT cuckoo_store_contains('rr.d', 424242::int8) AS direct_kept, items FROM cuckoo_store_info('rr.d');
+
+-- a store tracking two tables: rebuilt when the second has its triggers
+CREATE TABLE rr.u (k int8);
+INSERT INTO rr.u SELECT g FROM generate_series(10001, 10100) g;
+INSERT INTO rr.u SELECT 10001 FROM generate_series(1, 3);
+SELECT cuckoo_store_track('rr.s', 'rr.u', 'k');
+DELETE FROM rr.u WHERE k = 10001;
+SELECT cuckoo_store_contains('rr.s', 10001::int8) AS sticky_u;
+SELECT rr.drop_triggers('rr.t', 'cuckoo_track_');
+SELECT rr.drop_triggers('rr.u', 'cuckoo_track_');
+SELECT rr.create_trigger('rr.u', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT cuckoo_store_contains('rr.s', 10001::int8) AS sticky_u_one_table;
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT cuckoo_store_contains('rr.s', 10001::int8) AS sticky_u_both;
+SELECT missing, rows, items FROM cuckoo_store_verify('rr.s');
+SELECT cuckoo_store_untrack('rr.s', 'rr.u', 'k');
+
+-- a partitioned table: the root's four and every partition's four
+SELECT cuckoo_store_create('rr.sp', 2000) IS NOT NULL AS created;
+CREATE TABLE rr.p (id int8, k int8) PARTITION BY RANGE (id);
+CREATE TABLE rr.p1 PARTITION OF rr.p FOR VALUES FROM (0) TO (2000);
+CREATE TABLE rr.p2 PARTITION OF rr.p FOR VALUES FROM (2000) TO (4000);
+INSERT INTO rr.p SELECT g, g % 1000 FROM generate_series(1, 3000) g;
+SELECT cuckoo_store_track('rr.sp', 'rr.p', 'k');
+DELETE FROM rr.p WHERE k >= 500;
+SELECT items, rr.sticky('rr.sp') AS sticky FROM cuckoo_store_info('rr.sp');
+SELECT rr.drop_triggers('rr.p', 'cuckoo_track_');
+SELECT rr.drop_triggers(p, 'cuckoo_track_part_') FROM unnest('{rr.p1,rr.p2}'::regclass[]) p;
+SELECT rr.create_trigger('rr.p', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT rr.create_trigger('rr.p1', 'cuckoo_track_part_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT items, rr.sticky('rr.sp') AS sticky FROM cuckoo_store_info('rr.sp');
+SELECT rr.create_trigger('rr.p2', 'cuckoo_track_part_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT items, rr.sticky('rr.sp') <= 20 AS sticky_few FROM cuckoo_store_info('rr.sp');
+SELECT missing, rows, items FROM cuckoo_store_verify('rr.sp');
+
+-- a trigger of another name, or of another function, or on an untracked
+-- table rebuilds nothing: the sticky value 777 stays
+INSERT INTO rr.t SELECT 6000 + g, 777 FROM generate_series(1, 3) g;
+DELETE FROM rr.t WHERE k = 777;
+SELECT cuckoo_store_contains('rr.s', 777::int8) AS sticky;
+CREATE TABLE rr.other (k int8);
+CREATE FUNCTION rr.noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE TRIGGER cuckoo_track_insert AFTER INSERT ON rr.other FOR EACH STATEMENT EXECUTE FUNCTION rr.noop();
+SELECT rr.create_trigger('rr.other', 'cuckoo_track_', e) FROM unnest(ARRAY['update', 'delete', 'truncate']) e;
+CREATE TRIGGER other_trigger AFTER INSERT ON rr.t FOR EACH STATEMENT EXECUTE FUNCTION rr.noop();
+DROP TRIGGER cuckoo_track_truncate ON rr.t;
+CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON rr.t FOR EACH STATEMENT EXECUTE FUNCTION rr.noop();
+SELECT cuckoo_store_contains('rr.s', 777::int8) AS sticky;
+-- the right function again: rebuilt
+DROP TRIGGER cuckoo_track_truncate ON rr.t;
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', 'truncate');
+SELECT cuckoo_store_contains('rr.s', 777::int8) AS sticky;
+SELECT missing, rows, items FROM cuckoo_store_verify('rr.s');
+
+DROP SCHEMA rr CASCADE;
