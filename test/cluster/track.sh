@@ -111,7 +111,9 @@ single=(-f "$work/insert.pgbench@4" -f "$work/insert_many.pgbench@1" -f "$work/u
 # UPDATE (its insert and update triggers) and several statements
 scripts=("${single[@]}" -f "$work/upsert.pgbench@2" -f "$work/rollback.pgbench@1")
 detailed=
-pgbench --help 2>/dev/null | grep -q -- --failures-detailed && detailed="--failures-detailed --verbose-errors"
+# (not "pgbench --help | grep -q": under pipefail a pgbench killed by SIGPIPE
+# after grep's early exit would read as "no such option")
+[[ $(pgbench --help 2>/dev/null) == *--failures-detailed* ]] && detailed="--failures-detailed --verbose-errors"
 
 createdb load
 psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/setup.sql" >/dev/null
