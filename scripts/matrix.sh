@@ -49,7 +49,9 @@ prepare() {
   }
   if [ "${CI:-}" = true ]; then
     # nothing may still be mounted in a tree that is about to go
-    if findmnt -rn -o TARGET | grep -q "^$ROOT/"; then
+    # (a here-string, not a pipe: under pipefail grep -q leaving early can
+    # kill findmnt with SIGPIPE and make the test false)
+    if grep -q "^$ROOT/" <<<"$(findmnt -rn -o TARGET)"; then
       echo "matrix: something is mounted under $ROOT; not removing it" >&2; return 1
     fi
     rm -rf "$ROOT"

@@ -74,7 +74,7 @@ guest_restore() {
   done <<<"$now_pkgs"
   while read -r p v; do
     [ -n "$p" ] || continue
-    guest_packages | grep -qx "$p $v" && continue
+    grep -qx "$p $v" <<<"$(guest_packages)" && continue
     dpkg -i "$dir/debs/${p}_"*.deb >/dev/null 2>&1 || echo "guest: could not reinstall $p $v from $dir/debs" >&2
   done <"$dir/packages"
   # files and directories that were not there
