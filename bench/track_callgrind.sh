@@ -28,11 +28,7 @@ pp_setup track_callgrind
 out=${KEEP:-$pp_work/cg}
 mkdir -p "$out"
 chmod 777 "$out"
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-echo "autovacuum = off" >>"$pp_data/postgresql.conf"
-pp_start postgres || exit 1
+pp_server 'autovacuum = off'
 pp_psql -v ON_ERROR_STOP=1 <<SQL >/dev/null
 CREATE EXTENSION cuckoo;
 CREATE TABLE plain (id int8 PRIMARY KEY, k int8);
