@@ -52,7 +52,8 @@ for side in plain tracked; do
     done
   } >"$pp_work/$side.sql"
   chmod 644 "$pp_work/$side.sql"
-  pp_as_server valgrind --tool=callgrind --callgrind-out-file="$out/$side.cg" \
+  # valgrind writes a file to TMPDIR at start: one the server user can write
+  pp_as_server env TMPDIR="$out" valgrind --tool=callgrind --callgrind-out-file="$out/$side.cg" \
     "$pp_postgres" --single -D "$pp_data" -c autovacuum=off postgres \
     <"$pp_work/$side.sql" >"$pp_work/$side.log" 2>&1 || { tail "$pp_work/$side.log" >&2; exit 1; }
   if grep -q ERROR "$pp_work/$side.log"; then grep -m 3 ERROR "$pp_work/$side.log" >&2; exit 1; fi
