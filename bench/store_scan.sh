@@ -33,7 +33,7 @@ sides=()
 stop_all() {
   local s
   for s in "${sides[@]}"; do
-    eval "pp_pid=\$${s}_pid pp_data=\$${s}_data pp_work=\$${s}_work"
+    eval "pp_pid=\${${s}_pid:-} pp_data=\$${s}_data pp_work=\$${s}_work"
     pp_stop
     if [ -n "${KEEP_WORKDIR:-}" ]; then echo "# work directory kept: $pp_work" >&2
     else rm -rf "$pp_work"; fi

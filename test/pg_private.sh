@@ -121,8 +121,8 @@ pp_start() {
   return 1
 }
 
-# pp_server [SETTING ...]: after pp_setup, a running private server of this
-# build: pp_build_lib, pp_make_tree, pp_initdb, each SETTING appended to
+# pp_server [SETTING ...]: after pp_setup, a running private server with the
+# build of $pp_src: pp_build_lib, pp_make_tree, pp_initdb, each SETTING appended to
 # postgresql.conf as a line of its own (e.g. 'shared_buffers = 512MB'), then
 # pp_start postgres.  A failed step exits the script with status 1 (so call
 # it from the script's own shell, not from a subshell); a failed build first
