@@ -26,16 +26,8 @@ PROBES=${PROBES:-100}
 log() { printf '[store_billion %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 pp_setup store_billion
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-cat >>"$pp_data/postgresql.conf" <<EOF
-shared_buffers = 2GB
-max_wal_size = 24GB
-checkpoint_timeout = 1h
-maintenance_work_mem = 1GB
-EOF
-pp_start postgres || exit 1
+pp_server 'shared_buffers = 2GB' 'max_wal_size = 24GB' 'checkpoint_timeout = 1h' \
+  'maintenance_work_mem = 1GB'
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 step() {			# step LABEL SQL...: runs, logs seconds
   local t0 t1 out

@@ -27,15 +27,7 @@ CHANGES=${2:-100}
 . test/pg_private.sh
 
 pp_setup store_chunks
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-cat >>"$pp_data/postgresql.conf" <<EOF2
-shared_buffers = 256MB
-max_wal_size = 8GB
-checkpoint_timeout = 1h
-EOF2
-pp_start postgres || exit 1
+pp_server 'shared_buffers = 256MB' 'max_wal_size = 8GB' 'checkpoint_timeout = 1h'
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 
 q -v bytes="$BYTES" <<'EOF2' >/dev/null

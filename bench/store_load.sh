@@ -31,17 +31,8 @@ ROUNDS=${2:-3}
 log() { printf '[store_load %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 pp_setup store_load
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-cat >>"$pp_data/postgresql.conf" <<EOF
-shared_buffers = 1GB
-max_wal_size = 16GB
-checkpoint_timeout = 1h
-max_worker_processes = 8
-max_parallel_workers = 4
-EOF
-pp_start postgres || exit 1
+pp_server 'shared_buffers = 1GB' 'max_wal_size = 16GB' 'checkpoint_timeout = 1h' \
+  'max_worker_processes = 8' 'max_parallel_workers = 4'
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 
 log "making src: $ROWS rows"

@@ -33,7 +33,7 @@ sides=()
 stop_all() {
   local s
   for s in "${sides[@]}"; do
-    eval "pp_pid=\$${s}_pid pp_data=\$${s}_data pp_work=\$${s}_work"
+    eval "pp_pid=\${${s}_pid:-} pp_data=\$${s}_data pp_work=\$${s}_work"
     pp_stop
     if [ -n "${KEEP_WORKDIR:-}" ]; then echo "# work directory kept: $pp_work" >&2
     else rm -rf "$pp_work"; fi
@@ -48,16 +48,8 @@ start_side() {
   trap stop_all EXIT
   sides+=("$1")
   eval "${1}_work=\$pp_work ${1}_data=\$pp_data ${1}_sock=\$pp_sock"
-  pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-  pp_make_tree
-  pp_initdb || exit 1
-  cat >>"$pp_data/postgresql.conf" <<EOF
-shared_buffers = 256MB
-max_wal_size = 8GB
-checkpoint_timeout = 1h
-max_parallel_workers_per_gather = 0
-EOF
-  pp_start postgres || exit 1
+  pp_server 'shared_buffers = 256MB' 'max_wal_size = 8GB' 'checkpoint_timeout = 1h' \
+    'max_parallel_workers_per_gather = 0'
   eval "${1}_pid=\$pp_pid"
 }
 

@@ -28,10 +28,7 @@ CHANGES=${2:-400}
 . test/pg_private.sh
 
 pp_setup store_storage
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-pp_start postgres || exit 1
+pp_server
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 cap=$(( ITEMS / 100 > 0 ? ITEMS / 100 : 1 ))
 q <<EOF2 >/dev/null

@@ -33,15 +33,7 @@ PARTITIONS=${PARTITIONS:-0}
 log() { printf '[track_bench %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 pp_setup track_bench
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-cat >>"$pp_data/postgresql.conf" <<EOF
-shared_buffers = 512MB
-max_wal_size = 8GB
-checkpoint_timeout = 1h
-EOF
-pp_start postgres || exit 1
+pp_server 'shared_buffers = 512MB' 'max_wal_size = 8GB' 'checkpoint_timeout = 1h'
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 rows_file="$pp_work/rows.tsv"
 seq 1 "$ROWS" | awk '{ print $1 "\t" ($1 * 7919) % 1000003 }' >"$rows_file"

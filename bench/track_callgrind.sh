@@ -28,11 +28,7 @@ pp_setup track_callgrind
 out=${KEEP:-$pp_work/cg}
 mkdir -p "$out"
 chmod 777 "$out"
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-echo "autovacuum = off" >>"$pp_data/postgresql.conf"
-pp_start postgres || exit 1
+pp_server 'autovacuum = off'
 pp_psql -v ON_ERROR_STOP=1 <<SQL >/dev/null
 CREATE EXTENSION cuckoo;
 CREATE TABLE plain (id int8 PRIMARY KEY, k int8);
@@ -56,7 +52,8 @@ for side in plain tracked; do
     done
   } >"$pp_work/$side.sql"
   chmod 644 "$pp_work/$side.sql"
-  pp_as_server valgrind --tool=callgrind --callgrind-out-file="$out/$side.cg" \
+  # valgrind writes a file to TMPDIR at start: one the server user can write
+  pp_as_server env TMPDIR="$out" valgrind --tool=callgrind --callgrind-out-file="$out/$side.cg" \
     "$pp_postgres" --single -D "$pp_data" -c autovacuum=off postgres \
     <"$pp_work/$side.sql" >"$pp_work/$side.log" 2>&1 || { tail "$pp_work/$side.log" >&2; exit 1; }
   if grep -q ERROR "$pp_work/$side.log"; then grep -m 3 ERROR "$pp_work/$side.log" >&2; exit 1; fi

@@ -26,14 +26,7 @@ ROUNDS=${ROUNDS:-3}
 . test/pg_private.sh
 
 pp_setup track_cpu
-pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-cat >>"$pp_data/postgresql.conf" <<EOF
-autovacuum = off
-shared_buffers = 256MB
-EOF
-pp_start postgres || exit 1
+pp_server 'autovacuum = off' 'shared_buffers = 256MB'
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 q <<EOF >/dev/null
 CREATE EXTENSION cuckoo;

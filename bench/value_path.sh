@@ -25,11 +25,7 @@ PGBENCH="$pp_sysbin/pgbench"
 log() { printf '[value_path %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 pp_setup value_path
-pp_build_lib || { tail -n 20 "$pp_work/build.log"; exit 1; }
-pp_make_tree
-pp_initdb || exit 1
-echo "shared_buffers = 512MB" >>"$pp_data/postgresql.conf"
-pp_start postgres || exit 1
+pp_server 'shared_buffers = 512MB'
 q() { pp_psql -v ON_ERROR_STOP=1 "$@"; }
 q -c "CREATE EXTENSION cuckoo" >/dev/null
 q -c "CREATE TABLE filters (name text PRIMARY KEY, f cuckoofilter)" >/dev/null

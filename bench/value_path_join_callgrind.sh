@@ -44,11 +44,7 @@ side() {
   mkdir -p "$pp_work/cg"
   chmod 777 "$pp_work/cg"
   log "building $1 ($2)"
-  pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
-  pp_make_tree
-  pp_initdb || exit 1
-  echo "autovacuum = off" >>"$pp_data/postgresql.conf"
-  pp_start postgres || exit 1
+  pp_server 'autovacuum = off'
   log "loading $1"
   pp_psql -v ON_ERROR_STOP=1 <<SQL >/dev/null
 CREATE EXTENSION cuckoo;

@@ -1,8 +1,15 @@
-# Shared by test/memcheck/regress_asan.sh and test/memcheck/regress_valgrind.sh
+# Shared by test/regress_private.sh, test/memcheck/regress_asan.sh,
+# test/memcheck/regress_valgrind.sh, the benchmarks in bench/ and a few tests
 # (sourced, after test/lib.sh): build cuckoo out of tree with extra flags, install it into a
 # private copy of the PostgreSQL install tree, run a server from that copy
 # (wrapped by a sanitizer runtime or by valgrind) and run the pg_regress suite
 # against it.  Nothing is written to the repository or to the system install.
+#
+# A script that only wants a running server with this build calls
+#   pp_setup NAME; pp_server [SETTING ...]
+# (pp_server: pp_build_lib, pp_make_tree, pp_initdb, the settings, pp_start;
+# it exits the script if a step fails).  Tests that report each step as a
+# check call those steps one by one instead.
 #
 # Why a private tree works: PostgreSQL finds share/ and lib/ relative to the
 # real path of its own executable (make_relative_path in src/port/path.c).  A
@@ -112,6 +119,20 @@ pp_start() {
   done
   echo "# the server did not start; its log:"; sed 's/^/#   /' "$pp_work/server.log" | tail -n 30
   return 1
+}
+
+# pp_server [SETTING ...]: after pp_setup, a running private server with the
+# build of $pp_src: pp_build_lib, pp_make_tree, pp_initdb, each SETTING appended to
+# postgresql.conf as a line of its own (e.g. 'shared_buffers = 512MB'), then
+# pp_start postgres.  A failed step exits the script with status 1 (so call
+# it from the script's own shell, not from a subshell); a failed build first
+# prints the last 20 lines of its log to stderr.
+pp_server() {
+  pp_build_lib || { tail -n 20 "$pp_work/build.log" >&2; exit 1; }
+  pp_make_tree
+  pp_initdb || exit 1
+  [ $# -eq 0 ] || printf '%s\n' "$@" >>"$pp_data/postgresql.conf"
+  pp_start postgres || exit 1
 }
 
 # pp_stop: fast shutdown, waiting for it (valgrind runs are slow to exit)
