@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
@@ -463,9 +464,13 @@ track_rangevar(RangeVar *rv)
  * triggers (under a new snapshot) sees every CREATE TRIGGER before it, and
  * none can run until this transaction ends.  A parallel pg_restore creates
  * the triggers of two tables at once, each holding its own table: a table
- * of a higher OID is waited for, one of a lower OID is only tried, and if
- * it is held this command leaves the rebuild to that table's CREATE
- * TRIGGER, which waits for this one (so no two wait for each other).
+ * of a higher OID is waited for, one of a lower OID is only tried.  If it
+ * is held and still lacks some of its triggers, this command leaves the
+ * rebuild to that table's last CREATE TRIGGER, which waits for this one
+ * (so no two wait for each other).  If it is held but has all its
+ * triggers, the holder is not that command (a writer, autovacuum, an
+ * ALTER TABLE): this one waits for it, as cuckoo_store_rebuild would (a
+ * deadlock ends in track_rebuild_guarded's warning).
  */
 static void
 track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
@@ -493,9 +498,18 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 			LockRelationOid(t, ShareLock);
 		else if (t < rel && !ConditionalLockRelationOid(t, ShareLock))
 		{
-			elog(DEBUG1, "cuckoo store \"%s\" is not rebuilt here: table \"%s\" is busy",
-				 get_rel_name(store), get_rel_name(t));
-			return;
+			bool		tracked = false;
+
+			for (int i = 0; i < ntrack; i++)
+				tracked = tracked || tabs[i] == t;
+			if (track_count_triggers_now(fcinfo, t, tracked ? track_triggers : part_triggers) !=
+				lengthof(track_triggers))
+			{
+				elog(DEBUG1, "cuckoo store \"%s\" is not rebuilt here: table \"%s\" is busy and lacks triggers",
+					 get_rel_name(store), get_rel_name(t));
+				return;
+			}
+			LockRelationOid(t, ShareLock);
 		}
 	}
 	/* every tracked table has its four triggers, every partition its four */
@@ -540,9 +554,58 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 }
 
 /*
+ * track_rebuild_restored in a subtransaction: an error of the rebuild (a
+ * store without its header row, as when pg_dump left out its data, a
+ * deadlock, ...) becomes a WARNING, and the CREATE TRIGGER stands: the
+ * trigger, not the rebuild, is what keeps the store from false negatives
+ * (a restore that goes on after an error would otherwise leave the table
+ * with writes no trigger follows).  A cancel is not caught.
+ */
+static void
+track_rebuild_guarded(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	char	   *storename = get_rel_name(store);
+	char	   *storequal = rel_qualname(store);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		track_rebuild_restored(fcinfo, tt, rel, store);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			PG_RE_THROW();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("cuckoo store \"%s\" was not rebuilt when its tracking triggers were created",
+						storename),
+				 errdetail("The rebuild failed: %s", edata->message),
+				 errhint("Call cuckoo_store_rebuild('%s') once the store is whole, in a READ COMMITTED transaction of its own.",
+						 storequal)));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/*
  * CREATE TRIGGER of one of the tracking triggers' names, not by
  * track_create_triggers: each store tracking the table or its root is
- * rebuilt once its triggers are all there (track_rebuild_restored).
+ * rebuilt once its triggers are all there (track_rebuild_guarded).
  */
 static void
 track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
@@ -567,7 +630,7 @@ track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
 		if (!list_member_oid(done, stores[i]))
 		{
 			done = lappend_oid(done, stores[i]);
-			track_rebuild_restored(fcinfo, tt, rel, stores[i]);
+			track_rebuild_guarded(fcinfo, tt, rel, stores[i]);
 		}
 }
 
