@@ -25,7 +25,10 @@
 #   4. pg_dump -Fc | pg_restore into a new database: the trackings (a table
 #      and a partitioned table, two levels, a partition attached with rows)
 #      and their triggers are restored, nothing is missing, and the restored
-#      tables' changes are followed.
+#      tables' changes are followed.  4b: a dump without the store's rows
+#      (the triggers stand, a warning), a writer holding another tracked
+#      table while the last trigger is created, pg_restore -j 8 of a store
+#      tracking 3 tables and 16 partitions (a rebuild's bytes).
 #   5. A tracked partitioned table under 4 clients writing through the root
 #      and through partitions while a fifth attaches and detaches a
 #      partition: the store's items equal the rows after, but for a few
@@ -457,6 +460,60 @@ q restored "INSERT INTO pitems VALUES (5, 900001); INSERT INTO pitems2b VALUES (
 # two new values; the delete and the moves are of saturated values (100, 10 .. 19)
 check "restored partitioned: changes through the root and a partition are followed" "t|t|0|2900|2402" \
   "$(q restored "SELECT cuckoo_store_contains('sp', 900001::bigint), cuckoo_store_contains('sp', 900002::bigint), missing, rows, items FROM cuckoo_store_verify('sp')")"
+
+# 4b. restores that went wrong before (review of "a restore gives what a
+# rebuild would"): a store whose rows were not dumped (the rebuild fails:
+# the CREATE TRIGGER must stand, with a warning, else the table's updates
+# are followed by nothing); a tracked table of lower OID held by a writer
+# while the last trigger of another is created (the rebuild waits for it,
+# it was silently skipped); pg_restore -j 8 of a store tracking three
+# tables and a tree of 16 partitions (no deadlock, a rebuild's bytes)
+pg_dump --exclude-table-data=s -d load -f "$work/nostore.sql"
+createdb restored_nostore
+psql -X -q -d restored_nostore -f "$work/nostore.sql" >/dev/null 2>"$work/nostore.err"
+check "psql of a plain dump without the store's rows: no error" 0 "$(grep -c 'ERROR:' "$work/nostore.err")"
+check "without the store's rows: a warning names the store" 1 "$(grep -c 'WARNING:  cuckoo store "s" was not rebuilt' "$work/nostore.err")"
+check "without the store's rows: the four triggers on items stand" 4 \
+  "$(q restored_nostore "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass AND tgname LIKE 'cuckoo_track_%'")"
+createdb busy
+q busy "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('bs', 2000);
+        CREATE TABLE b1 (k bigint); CREATE TABLE b2 (k bigint);
+        INSERT INTO b1 SELECT 777777 FROM generate_series(1, 3); INSERT INTO b1 SELECT g FROM generate_series(1, 100) g;
+        INSERT INTO b2 SELECT g FROM generate_series(1001, 1100) g;
+        SELECT cuckoo_store_track('bs', 'b1', 'k'), cuckoo_store_track('bs', 'b2', 'k')" >/dev/null
+q busy "DELETE FROM b1 WHERE k = 777777; DROP TRIGGER cuckoo_track_truncate ON b2"
+check "busy: b1's OID is the lower, the deleted value 777777 is sticky" "t|t" \
+  "$(q busy "SELECT 'b1'::regclass::oid < 'b2'::regclass::oid, cuckoo_store_contains('bs', 777777::bigint)")"
+q busy "BEGIN; LOCK TABLE b1 IN ROW EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT" >/dev/null &
+holder=$!
+sleep 1
+q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b2 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
+wait $holder
+check "busy: the last trigger waited for b1's writer and rebuilt the store" "f|0|200" \
+  "$(q busy "SELECT cuckoo_store_contains('bs', 777777::bigint), missing, items FROM cuckoo_store_verify('bs')")"
+createdb many
+q many "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('sm', 20000);
+        CREATE TABLE a1 (id bigint, k bigint); CREATE TABLE a2 (id bigint, k bigint); CREATE TABLE a3 (id bigint, k bigint);
+        CREATE TABLE pm (id bigint, k bigint) PARTITION BY RANGE (id)" >/dev/null
+for i in $(seq 0 15); do q many "CREATE TABLE pm$i PARTITION OF pm FOR VALUES FROM ($((i * 1000))) TO ($((i * 1000 + 1000)))"; done
+q many "INSERT INTO a1 SELECT g, g % 3000 FROM generate_series(1, 6000) g;
+        INSERT INTO a2 SELECT g, 10000 + g FROM generate_series(1, 2000) g;
+        INSERT INTO a3 SELECT g, 20000 + g % 50 FROM generate_series(1, 200) g;
+        INSERT INTO pm SELECT g, 30000 + g % 4000 FROM generate_series(0, 15999) g;
+        SELECT cuckoo_store_track('sm', 'a1', 'k'), cuckoo_store_track('sm', 'a2', 'k'),
+               cuckoo_store_track('sm', 'a3', 'k'), cuckoo_store_track('sm', 'pm', 'k');
+        DELETE FROM a1 WHERE k >= 1500; DELETE FROM pm WHERE k >= 32000; DELETE FROM a3 WHERE k >= 20025" >/dev/null
+pg_dump -Fc -d many -f "$work/many.dump"
+smrows_sql="SELECT md5(string_agg(segment || ':' || chunk || ':' || encode(bytes, 'hex'), ',' ORDER BY segment, chunk)) FROM sm"
+for run in 1 2 3; do
+  createdb "many_j$run"
+  pg_restore -j 8 -d "many_j$run" "$work/many.dump"
+  check "pg_restore -j 8, run $run" 0 "$?"
+  before=$(q "many_j$run" "$smrows_sql")
+  q "many_j$run" "SELECT cuckoo_store_rebuild('sm')" >/dev/null
+  check "pg_restore -j 8, run $run: 80 triggers, nothing missing, a rebuild's bytes" "80|0|$before" \
+    "$(q "many_j$run" "SELECT (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cuckoo_track_%'), (SELECT missing FROM cuckoo_store_verify('sm')), ($smrows_sql)")"
+done
 
 # 5. a tracked partitioned table under 4 clients writing through the root and
 # through partitions (inserts, updates in place, rows moving between
