@@ -160,4 +160,34 @@ INSERT INTO rr.e SELECT * FROM rr.e_rows;
 SELECT cuckoo_store_rebuild('rr.e');
 SELECT missing, rows, items FROM cuckoo_store_verify('rr.e');
 
+-- the rebuild writes the store with the rights of the store's owner, in a
+-- security-restricted operation, not with the restoring superuser's: a
+-- trigger the store's owner put on the store (pg_dump restores it before
+-- the tracking triggers when its name sorts first) runs as that owner
+CREATE ROLE regress_rr_alice;
+GRANT USAGE, CREATE ON SCHEMA rr TO regress_rr_alice;
+SET ROLE regress_rr_alice;
+SELECT cuckoo_store_create('rr.astore', 1000) IS NOT NULL AS created;
+CREATE TABLE rr.at (k int8);
+INSERT INTO rr.at SELECT g FROM generate_series(1, 10) g;
+SELECT cuckoo_store_track('rr.astore', 'rr.at', 'k');
+CREATE TABLE rr.who (who name);
+CREATE FUNCTION rr.who() RETURNS trigger LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO rr.who VALUES (current_user); RETURN NULL; END $$;
+CREATE TRIGGER a_who AFTER UPDATE ON rr.astore FOR EACH STATEMENT EXECUTE FUNCTION rr.who();
+RESET ROLE;
+DROP TRIGGER cuckoo_track_insert ON rr.at;
+SELECT rr.create_trigger('rr.at', 'cuckoo_track_', 'insert');
+SELECT count(*) > 0 AS fired, bool_and(who = 'regress_rr_alice') AS as_store_owner FROM rr.who;
+SELECT missing, rows, items FROM cuckoo_store_verify('rr.astore');
+-- a store whose owner is not a member of a tracked table's owner is not
+-- rebuilt here (the rebuild would read the table with the owner's rights)
+CREATE ROLE regress_rr_bob;
+ALTER TABLE rr.astore OWNER TO regress_rr_bob;
+DROP TRIGGER cuckoo_track_insert ON rr.at;
+SELECT rr.create_trigger('rr.at', 'cuckoo_track_', 'insert');
+ALTER TABLE rr.astore OWNER TO regress_rr_alice;
+
 DROP SCHEMA rr CASCADE;
+DROP ROLE regress_rr_alice;
+DROP ROLE regress_rr_bob;

@@ -482,6 +482,7 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 	List	   *tables = NIL;
 	ListCell   *lc;
 	const char *why = NULL;
+	Oid			storeowner = rel_owner(store);
 	Become		b;
 
 	track_become(&b, rel_owner(tt));
@@ -527,17 +528,26 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 		}
 	}
 
-	/* cuckoo_store_rebuild's refusals, as a warning: the command stands */
+	/*
+	 * cuckoo_store_rebuild's refusals, as a warning: the command stands.
+	 * The rebuild runs with the rights of the store's owner (a restore's
+	 * role is often a superuser, and writing the store fires the triggers
+	 * its owner may have put on it), so those rights are checked, and the
+	 * caller must have them.
+	 */
 	if (IsolationUsesXactSnapshot())
 		why = "A rebuild runs only under READ COMMITTED.";
-	else if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-			 pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
-		why = "A rebuild needs SELECT and UPDATE on the store.";
+	else if (!has_privs_of_role(GetUserId(), storeowner))
+		why = "A rebuild here runs with the rights of the store's owner, which the role creating the trigger does not have.";
+	else if (pg_class_aclcheck(store, storeowner, ACL_SELECT) != ACLCHECK_OK ||
+			 pg_class_aclcheck(store, storeowner, ACL_UPDATE) != ACLCHECK_OK)
+		why = "A rebuild needs SELECT and UPDATE on the store (here, its owner's).";
 	else if (track_pending_count(store) > 0)
 		why = "This transaction has changes of the store pending.";
 	for (int i = 0; why == NULL && i < ntrack; i++)
-		if (!has_privs_of_role(GetUserId(), rel_owner(tabs[i])))
-			why = psprintf("A rebuild needs the rights of the owner of table %s.", get_rel_name(tabs[i]));
+		if (!has_privs_of_role(storeowner, rel_owner(tabs[i])))
+			why = psprintf("A rebuild here runs with the rights of the store's owner, which does not have those of the owner of table %s.",
+						   get_rel_name(tabs[i]));
 	if (why != NULL)
 	{
 		ereport(WARNING,
@@ -549,8 +559,11 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 						 rel_qualname(store))));
 		return;
 	}
+	/* as the store's owner, in a security-restricted operation */
+	track_become(&b, storeowner);
 	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
 	(void) track_rebuild(fcinfo, ttname, store, ntrack, tabs, cols);
+	track_unbecome(&b);
 }
 
 /*
