@@ -28,7 +28,8 @@
 #      tables' changes are followed.  4b: a dump without the store's rows
 #      (the triggers stand, a warning), a writer holding another tracked
 #      table while the last trigger is created, pg_restore -j 8 of a store
-#      tracking 3 tables and 16 partitions (a rebuild's bytes).
+#      tracking 3 tables and 16 partitions (a rebuild's bytes), a trigger
+#      of the store's owner on the store (not run as the restoring superuser).
 #   5. A tracked partitioned table under 4 clients writing through the root
 #      and through partitions while a fifth attaches and detaches a
 #      partition: the store's items equal the rows after, but for a few
@@ -514,6 +515,25 @@ for run in 1 2 3; do
   check "pg_restore -j 8, run $run: 80 triggers, nothing missing, a rebuild's bytes" "80|0|$before" \
     "$(q "many_j$run" "SELECT (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cuckoo_track_%'), (SELECT missing FROM cuckoo_store_verify('sm')), ($smrows_sql)")"
 done
+
+# a store's owner puts a trigger on the store whose name sorts before the
+# tracking triggers': the restore's rebuild, which writes the store, must not
+# run it as the superuser running pg_restore (it made its owner a superuser)
+createdb esc
+q esc "CREATE EXTENSION cuckoo; CREATE ROLE regress_track_mallory; GRANT CREATE ON SCHEMA public TO regress_track_mallory" >/dev/null
+q esc "SET ROLE regress_track_mallory; SELECT cuckoo_store_create('es', 1000);
+       CREATE TABLE et (k bigint); INSERT INTO et SELECT g FROM generate_series(1, 100) g;
+       SELECT cuckoo_store_track('es', 'et', 'k');
+       CREATE FUNCTION escalate() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+         IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE 'ALTER ROLE regress_track_mallory SUPERUSER'; END IF;
+         RETURN NULL; END \$\$;
+       CREATE TRIGGER a_escalate AFTER UPDATE ON es FOR EACH STATEMENT EXECUTE FUNCTION escalate()" >/dev/null
+pg_dump -Fc -d esc -f "$work/esc.dump"
+createdb esc_restored
+pg_restore -d esc_restored "$work/esc.dump"
+check "a store owner's trigger on the store did not run as the restoring superuser" "f|0|100" \
+  "$(q esc_restored "SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_track_mallory'), missing, items FROM cuckoo_store_verify('es')")"
+dropdb esc; dropdb esc_restored; q postgres "DROP ROLE regress_track_mallory"
 
 # 5. a tracked partitioned table under 4 clients writing through the root and
 # through partitions (inserts, updates in place, rows moving between
