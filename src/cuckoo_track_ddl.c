@@ -638,6 +638,15 @@ track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
 	rel = named ? track_rangevar(stmt->relation) : InvalidOid;
 	if (!OidIsValid(rel))
 		return;
+
+	/*
+	 * A parallel restore may still be loading the trackings (a COPY in
+	 * flight when the table's triggers come): wait for the tracking
+	 * table's writers, then read it under a new snapshot.  The lock is let
+	 * go at once: only their end is waited for.
+	 */
+	LockRelationOid(tt, ShareLock);
+	UnlockRelationOid(tt, ShareLock);
 	ntrack = track_lookup(tt, rel, &stores, &cols, &tracked);
 	for (int i = 0; i < ntrack; i++)
 		if (!list_member_oid(done, stores[i]))

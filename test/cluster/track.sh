@@ -27,7 +27,8 @@
 #      and their triggers are restored, nothing is missing, and the restored
 #      tables' changes are followed.  4b: a dump without the store's rows
 #      (the triggers stand, a warning), a writer holding another tracked
-#      table while the last trigger is created, pg_restore -j 8 of a store
+#      table while the last trigger is created, the trackings' COPY in
+#      flight when the last trigger is created, pg_restore -j 8 of a store
 #      tracking 3 tables and 16 partitions (a rebuild's bytes), a trigger
 #      of the store's owner on the store (not run as the restoring superuser).
 #   5. A tracked partitioned table under 4 clients writing through the root
@@ -492,6 +493,20 @@ q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b2 FOR EACH STAT
 wait $holder
 check "busy: the last trigger waited for b1's writer and rebuilt the store" "f|0|200" \
   "$(q busy "SELECT cuckoo_store_contains('bs', 777777::bigint), missing, items FROM cuckoo_store_verify('bs')")"
+# a parallel restore may create a table's last trigger while the COPY of
+# the trackings is still in flight: the command waits for it (it saw no
+# tracking and did not rebuild)
+q busy "SELECT cuckoo_store_untrack('bs', 'b2', 'k')" >/dev/null
+q busy "SELECT cuckoo_store_add('bs', 888888::bigint)" >/dev/null
+q busy "DROP TRIGGER cuckoo_track_truncate ON b1; DELETE FROM cuckoo_store_tracking"
+check "trackings in flight: 888888, added directly, is in the store (a rebuild drops it)" t "$(q busy "SELECT cuckoo_store_contains('bs', 888888::bigint)")"
+q busy "BEGIN; INSERT INTO cuckoo_store_tracking VALUES ('bs', 'b1', 'k'); SELECT pg_sleep(3); COMMIT" >/dev/null &
+holder=$!
+sleep 1
+q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b1 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
+wait $holder
+check "trackings in flight: the last trigger waited for them and rebuilt the store" "f|0|100" \
+  "$(q busy "SELECT cuckoo_store_contains('bs', 888888::bigint), missing, items FROM cuckoo_store_verify('bs')")"
 createdb many
 q many "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('sm', 20000);
         CREATE TABLE a1 (id bigint, k bigint); CREATE TABLE a2 (id bigint, k bigint); CREATE TABLE a3 (id bigint, k bigint);
