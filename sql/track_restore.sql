@@ -140,6 +140,27 @@ SELECT rr.create_trigger('rr.t', 'cuckoo_track_', 'truncate');
 SELECT cuckoo_store_contains('rr.s', 777::int8) AS sticky;
 SELECT missing, rows, items FROM cuckoo_store_verify('rr.s');
 
+-- pg_restore -j may load the trackings after the tables' triggers: each
+-- CREATE TRIGGER finds no tracking then, and the insert of the trackings
+-- rebuilds the store (cuckoo_track_restored); a value added directly goes
+CREATE TABLE rr.saved AS SELECT * FROM cuckoo_store_tracking WHERE store = 'rr.s'::regclass;
+SELECT cuckoo_store_add('rr.s', 31337::int8);
+SELECT rr.drop_triggers('rr.t', 'cuckoo_track_');
+DELETE FROM cuckoo_store_tracking WHERE store = 'rr.s'::regclass;
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', e) FROM unnest(ARRAY['insert', 'update', 'delete', 'truncate']) e;
+SELECT cuckoo_store_contains('rr.s', 31337::int8) AS direct_before;
+INSERT INTO cuckoo_store_tracking SELECT * FROM rr.saved;
+SELECT cuckoo_store_contains('rr.s', 31337::int8) AS direct_after;
+SELECT missing, rows, items FROM cuckoo_store_verify('rr.s');
+-- a tracking inserted while a tracked table lacks triggers rebuilds nothing
+SELECT cuckoo_store_add('rr.s', 31337::int8);
+DELETE FROM cuckoo_store_tracking WHERE store = 'rr.s'::regclass;
+DROP TRIGGER cuckoo_track_update ON rr.t;
+INSERT INTO cuckoo_store_tracking SELECT * FROM rr.saved;
+SELECT cuckoo_store_contains('rr.s', 31337::int8) AS direct_kept;
+SELECT rr.create_trigger('rr.t', 'cuckoo_track_', 'update');
+SELECT cuckoo_store_contains('rr.s', 31337::int8) AS direct_gone;
+
 -- a rebuild that fails is a warning, and the CREATE TRIGGER stands: a
 -- store whose rows were not restored (pg_dump --exclude-table-data) has no
 -- header row; without the trigger, a restore that goes on after the error

@@ -457,7 +457,9 @@ track_rangevar(RangeVar *rv)
  * and the trackings included, comes before any trigger, so the last
  * tracking trigger the restore creates for a store finds the tables full
  * and the store as dumped, sticky values and all.  The same holds for
- * triggers dropped by hand and put back.  DESIGN.md, "Living filters",
+ * triggers dropped by hand and put back.  A parallel restore may load the
+ * trackings after the triggers: their insert rebuilds the store then
+ * (cuckoo_track_restored, rel invalid).  DESIGN.md, "Living filters",
  * "Where the tracking is recorded".
  *
  * The other tables are locked SHARE first, so that the count of their
@@ -495,9 +497,9 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 	{
 		Oid			t = lfirst_oid(lc);
 
-		if (t > rel)
+		if (OidIsValid(rel) && t > rel)
 			LockRelationOid(t, ShareLock);
-		else if (t < rel && !ConditionalLockRelationOid(t, ShareLock))
+		else if (t != rel && !ConditionalLockRelationOid(t, ShareLock))
 		{
 			bool		tracked = false;
 
@@ -559,7 +561,14 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 						 rel_qualname(store))));
 		return;
 	}
-	/* as the store's owner, in a security-restricted operation */
+	/*
+	 * A parallel restore may still be loading the store's rows: wait for
+	 * the store's writers (a lock let go at once), so that the rebuild
+	 * replaces the rows as restored rather than failing on a store without
+	 * them.  Then, as the store's owner, in a security-restricted operation.
+	 */
+	LockRelationOid(store, ShareLock);
+	UnlockRelationOid(store, ShareLock);
 	track_become(&b, storeowner);
 	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
 	(void) track_rebuild(fcinfo, ttname, store, ntrack, tabs, cols);
@@ -654,6 +663,66 @@ track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
 			done = lappend_oid(done, stores[i]);
 			track_rebuild_guarded(fcinfo, tt, rel, stores[i]);
 		}
+}
+
+/*
+ * Set while cuckoo_store_track inserts its tracking: that insert rebuilds
+ * nothing (the function fills the store itself).
+ */
+bool		track_inserting_tracking = false;
+
+/*
+ * cuckoo_track_restored(): the AFTER INSERT statement trigger of
+ * cuckoo_store_tracking (1.6).  pg_restore -j schedules the data of the
+ * trackings by its size, often after the triggers of the tables they
+ * track: each CREATE TRIGGER then found no tracking and rebuilt nothing.
+ * Here the insert of the trackings rebuilds each store they name whose
+ * tables have all their triggers (track_rebuild_guarded, every table only
+ * tried: a table held by a CREATE TRIGGER that lacks triggers is left to
+ * that command, which waits for this insert's end before it reads the
+ * trackings).  Not for cuckoo_store_track's own insert, nor in CREATE or
+ * ALTER EXTENSION, nor in pg_upgrade.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_restored);
+Datum
+cuckoo_track_restored(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			tt;
+	AttrNumber	att;
+	List	   *stores = NIL;
+	ListCell   *lc;
+	TupleTableSlot *slot;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(td->tg_event) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		td->tg_newtable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_restored must be called as an AFTER INSERT statement trigger with a new table")));
+	if (track_inserting_tracking || creating_extension || IsBinaryUpgrade)
+		return PointerGetDatum(NULL);
+	tt = RelationGetRelid(td->tg_relation);
+	att = get_attnum(tt, "store");
+	if (att == InvalidAttrNumber)
+		elog(ERROR, "%s has no column \"store\"", TRACK_TABLE);
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(td->tg_relation), &TTSOpsMinimalTuple);
+	tuplestore_rescan(td->tg_newtable);
+	while (tuplestore_gettupleslot(td->tg_newtable, true, false, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, att, &isnull);
+
+		if (!isnull)
+			stores = list_append_unique_oid(stores, DatumGetObjectId(d));
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	foreach(lc, stores)
+		track_rebuild_guarded(fcinfo, tt, InvalidOid, lfirst_oid(lc));
+	SPI_finish();
+	return PointerGetDatum(NULL);
 }
 
 /*
