@@ -589,8 +589,12 @@ track_rebuild_guarded(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	char	   *storename = get_rel_name(store);
-	char	   *storequal = rel_qualname(store);
+	char	   *storequal;
 
+	/* a tracking row inserted by hand may name a relation dropped since */
+	if (storename == NULL)
+		return;
+	storequal = rel_qualname(store);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
