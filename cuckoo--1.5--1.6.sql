@@ -98,3 +98,14 @@ CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
     EXECUTE PROCEDURE cuckoo_track_ddl();
 COMMENT ON FUNCTION cuckoo_track_ddl() IS
     'refuses to make a tracked table a partition or part of an inheritance tree; a partition created (also by CREATE SCHEMA) in or attached to a tracked partitioned table gets the partition triggers and its values are added, a partition detached has both removed; refuses a foreign table as such a partition; rebuilds a store when a CREATE TRIGGER (a restore) gives the last of its tracked tables all its tracking triggers (event trigger)';
+
+-- pg_restore -j schedules the trackings' data by its size, often after the
+-- triggers of the tables they track: their insert rebuilds the stores then.
+
+CREATE FUNCTION cuckoo_track_restored() RETURNS trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_restored() IS
+    'rebuilds each store that inserted trackings (a parallel restore''s, loaded after the tables'' triggers) name, once its tracked tables have all their tracking triggers; not for cuckoo_store_track''s own insert (trigger of cuckoo_store_tracking)';
+CREATE TRIGGER cuckoo_store_tracking_restored AFTER INSERT ON cuckoo_store_tracking
+    REFERENCING NEW TABLE AS cuckoo_new
+    FOR EACH STATEMENT EXECUTE PROCEDURE cuckoo_track_restored();

@@ -1549,3 +1549,11 @@ COMMENT ON FUNCTION cuckoo_track_ddl() IS
 CREATE EVENT TRIGGER cuckoo_track_ddl ON ddl_command_end
     WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE SCHEMA', 'CREATE FOREIGN TABLE', 'CREATE TRIGGER')
     EXECUTE PROCEDURE cuckoo_track_ddl();
+
+CREATE FUNCTION cuckoo_track_restored() RETURNS trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_restored() IS
+    'rebuilds each store that inserted trackings (a parallel restore''s, loaded after the tables'' triggers) name, once its tracked tables have all their tracking triggers; not for cuckoo_store_track''s own insert (trigger of cuckoo_store_tracking)';
+CREATE TRIGGER cuckoo_store_tracking_restored AFTER INSERT ON cuckoo_store_tracking
+    REFERENCING NEW TABLE AS cuckoo_new
+    FOR EACH STATEMENT EXECUTE PROCEDURE cuckoo_track_restored();

@@ -146,8 +146,18 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 		(void) track_create_triggers(fcinfo, lfirst_oid(lc),
 									 lfirst_oid(lc) == tab ? track_triggers : part_triggers);
 
-	track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
-					 3, types, values, SPI_OK_INSERT);
+	/* its insert rebuilds nothing (cuckoo_track_restored): the values are added below */
+	track_inserting_tracking = true;
+	PG_TRY();
+	{
+		track_table_exec(tt, psprintf("INSERT INTO %s (store, tab, col) VALUES ($1, $2, $3)", ttname),
+						 3, types, values, SPI_OK_INSERT);
+	}
+	PG_FINALLY();
+	{
+		track_inserting_tracking = false;
+	}
+	PG_END_TRY();
 	track_cache_invalidate(tt);
 
 	/* the values already there (all of them: row security off) */

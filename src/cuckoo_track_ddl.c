@@ -36,6 +36,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
@@ -456,16 +457,22 @@ track_rangevar(RangeVar *rv)
  * and the trackings included, comes before any trigger, so the last
  * tracking trigger the restore creates for a store finds the tables full
  * and the store as dumped, sticky values and all.  The same holds for
- * triggers dropped by hand and put back.  DESIGN.md, "Living filters",
+ * triggers dropped by hand and put back.  A parallel restore may load the
+ * trackings after the triggers: their insert rebuilds the store then
+ * (cuckoo_track_restored, rel invalid).  DESIGN.md, "Living filters",
  * "Where the tracking is recorded".
  *
  * The other tables are locked SHARE first, so that the count of their
  * triggers (under a new snapshot) sees every CREATE TRIGGER before it, and
  * none can run until this transaction ends.  A parallel pg_restore creates
  * the triggers of two tables at once, each holding its own table: a table
- * of a higher OID is waited for, one of a lower OID is only tried, and if
- * it is held this command leaves the rebuild to that table's CREATE
- * TRIGGER, which waits for this one (so no two wait for each other).
+ * of a higher OID is waited for, one of a lower OID is only tried.  If it
+ * is held and still lacks some of its triggers, this command leaves the
+ * rebuild to that table's last CREATE TRIGGER, which waits for this one
+ * (so no two wait for each other).  If it is held but has all its
+ * triggers, the holder is not that command (a writer, autovacuum, an
+ * ALTER TABLE): this one waits for it, as cuckoo_store_rebuild would (a
+ * deadlock ends in track_rebuild_guarded's warning).
  */
 static void
 track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
@@ -477,6 +484,7 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 	List	   *tables = NIL;
 	ListCell   *lc;
 	const char *why = NULL;
+	Oid			storeowner = rel_owner(store);
 	Become		b;
 
 	track_become(&b, rel_owner(tt));
@@ -489,13 +497,22 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 	{
 		Oid			t = lfirst_oid(lc);
 
-		if (t > rel)
+		if (OidIsValid(rel) && t > rel)
 			LockRelationOid(t, ShareLock);
-		else if (t < rel && !ConditionalLockRelationOid(t, ShareLock))
+		else if (t != rel && !ConditionalLockRelationOid(t, ShareLock))
 		{
-			elog(DEBUG1, "cuckoo store \"%s\" is not rebuilt here: table \"%s\" is busy",
-				 get_rel_name(store), get_rel_name(t));
-			return;
+			bool		tracked = false;
+
+			for (int i = 0; i < ntrack; i++)
+				tracked = tracked || tabs[i] == t;
+			if (track_count_triggers_now(fcinfo, t, tracked ? track_triggers : part_triggers) !=
+				lengthof(track_triggers))
+			{
+				elog(DEBUG1, "cuckoo store \"%s\" is not rebuilt here: table \"%s\" is busy and lacks triggers",
+					 get_rel_name(store), get_rel_name(t));
+				return;
+			}
+			LockRelationOid(t, ShareLock);
 		}
 	}
 	/* every tracked table has its four triggers, every partition its four */
@@ -513,17 +530,26 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 		}
 	}
 
-	/* cuckoo_store_rebuild's refusals, as a warning: the command stands */
+	/*
+	 * cuckoo_store_rebuild's refusals, as a warning: the command stands.
+	 * The rebuild runs with the rights of the store's owner (a restore's
+	 * role is often a superuser, and writing the store fires the triggers
+	 * its owner may have put on it), so those rights are checked, and the
+	 * caller must have them.
+	 */
 	if (IsolationUsesXactSnapshot())
 		why = "A rebuild runs only under READ COMMITTED.";
-	else if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
-			 pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK)
-		why = "A rebuild needs SELECT and UPDATE on the store.";
+	else if (!has_privs_of_role(GetUserId(), storeowner))
+		why = "A rebuild here runs with the rights of the store's owner, which the role creating the trigger does not have.";
+	else if (pg_class_aclcheck(store, storeowner, ACL_SELECT) != ACLCHECK_OK ||
+			 pg_class_aclcheck(store, storeowner, ACL_UPDATE) != ACLCHECK_OK)
+		why = "A rebuild needs SELECT and UPDATE on the store (here, its owner's).";
 	else if (track_pending_count(store) > 0)
 		why = "This transaction has changes of the store pending.";
 	for (int i = 0; why == NULL && i < ntrack; i++)
-		if (!has_privs_of_role(GetUserId(), rel_owner(tabs[i])))
-			why = psprintf("A rebuild needs the rights of the owner of table %s.", get_rel_name(tabs[i]));
+		if (!has_privs_of_role(storeowner, rel_owner(tabs[i])))
+			why = psprintf("A rebuild here runs with the rights of the store's owner, which does not have those of the owner of table %s.",
+						   get_rel_name(tabs[i]));
 	if (why != NULL)
 	{
 		ereport(WARNING,
@@ -535,14 +561,77 @@ track_rebuild_restored(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
 						 rel_qualname(store))));
 		return;
 	}
+	/*
+	 * A parallel restore may still be loading the store's rows: wait for
+	 * the store's writers (a lock let go at once), so that the rebuild
+	 * replaces the rows as restored rather than failing on a store without
+	 * them.  Then, as the store's owner, in a security-restricted operation.
+	 */
+	LockRelationOid(store, ShareLock);
+	UnlockRelationOid(store, ShareLock);
+	track_become(&b, storeowner);
 	(void) cuckoo_store_apply(fcinfo, store, NULL, NULL, 0, false, false);
 	(void) track_rebuild(fcinfo, ttname, store, ntrack, tabs, cols);
+	track_unbecome(&b);
+}
+
+/*
+ * track_rebuild_restored in a subtransaction: an error of the rebuild (a
+ * store without its header row, as when pg_dump left out its data, a
+ * deadlock, ...) becomes a WARNING, and the CREATE TRIGGER stands: the
+ * trigger, not the rebuild, is what keeps the store from false negatives
+ * (a restore that goes on after an error would otherwise leave the table
+ * with writes no trigger follows).  A cancel is not caught.
+ */
+static void
+track_rebuild_guarded(FunctionCallInfo fcinfo, Oid tt, Oid rel, Oid store)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	char	   *storename = get_rel_name(store);
+	char	   *storequal;
+
+	/* a tracking row inserted by hand may name a relation dropped since */
+	if (storename == NULL)
+		return;
+	storequal = rel_qualname(store);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		track_rebuild_restored(fcinfo, tt, rel, store);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			PG_RE_THROW();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("cuckoo store \"%s\" was not rebuilt when its tracking triggers were created",
+						storename),
+				 errdetail("The rebuild failed: %s", edata->message),
+				 errhint("Call cuckoo_store_rebuild('%s') once the store is whole, in a READ COMMITTED transaction of its own.",
+						 storequal)));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
 }
 
 /*
  * CREATE TRIGGER of one of the tracking triggers' names, not by
  * track_create_triggers: each store tracking the table or its root is
- * rebuilt once its triggers are all there (track_rebuild_restored).
+ * rebuilt once its triggers are all there (track_rebuild_guarded).
  */
 static void
 track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
@@ -562,13 +651,82 @@ track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
 	rel = named ? track_rangevar(stmt->relation) : InvalidOid;
 	if (!OidIsValid(rel))
 		return;
+
+	/*
+	 * A parallel restore may still be loading the trackings (a COPY in
+	 * flight when the table's triggers come): wait for the tracking
+	 * table's writers, then read it under a new snapshot.  The lock is let
+	 * go at once: only their end is waited for.
+	 */
+	LockRelationOid(tt, ShareLock);
+	UnlockRelationOid(tt, ShareLock);
 	ntrack = track_lookup(tt, rel, &stores, &cols, &tracked);
 	for (int i = 0; i < ntrack; i++)
 		if (!list_member_oid(done, stores[i]))
 		{
 			done = lappend_oid(done, stores[i]);
-			track_rebuild_restored(fcinfo, tt, rel, stores[i]);
+			track_rebuild_guarded(fcinfo, tt, rel, stores[i]);
 		}
+}
+
+/*
+ * Set while cuckoo_store_track inserts its tracking: that insert rebuilds
+ * nothing (the function fills the store itself).
+ */
+bool		track_inserting_tracking = false;
+
+/*
+ * cuckoo_track_restored(): the AFTER INSERT statement trigger of
+ * cuckoo_store_tracking (1.6).  pg_restore -j schedules the data of the
+ * trackings by its size, often after the triggers of the tables they
+ * track: each CREATE TRIGGER then found no tracking and rebuilt nothing.
+ * Here the insert of the trackings rebuilds each store they name whose
+ * tables have all their triggers (track_rebuild_guarded, every table only
+ * tried: a table held by a CREATE TRIGGER that lacks triggers is left to
+ * that command, which waits for this insert's end before it reads the
+ * trackings).  Not for cuckoo_store_track's own insert, nor in CREATE or
+ * ALTER EXTENSION, nor in pg_upgrade.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_restored);
+Datum
+cuckoo_track_restored(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			tt;
+	AttrNumber	att;
+	List	   *stores = NIL;
+	ListCell   *lc;
+	TupleTableSlot *slot;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(td->tg_event) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		td->tg_newtable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_restored must be called as an AFTER INSERT statement trigger with a new table")));
+	if (track_inserting_tracking || creating_extension || IsBinaryUpgrade)
+		return PointerGetDatum(NULL);
+	tt = RelationGetRelid(td->tg_relation);
+	att = get_attnum(tt, "store");
+	if (att == InvalidAttrNumber)
+		elog(ERROR, "%s has no column \"store\"", TRACK_TABLE);
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(td->tg_relation), &TTSOpsMinimalTuple);
+	tuplestore_rescan(td->tg_newtable);
+	while (tuplestore_gettupleslot(td->tg_newtable, true, false, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, att, &isnull);
+
+		if (!isnull)
+			stores = list_append_unique_oid(stores, DatumGetObjectId(d));
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	foreach(lc, stores)
+		track_rebuild_guarded(fcinfo, tt, InvalidOid, lfirst_oid(lc));
+	SPI_finish();
+	return PointerGetDatum(NULL);
 }
 
 /*

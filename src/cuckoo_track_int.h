@@ -62,6 +62,9 @@ extern void track_drop_triggers(Oid tab);
 extern bool track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2]);
 extern bool track_making_triggers;
 
+/* cuckoo_track_ddl.c */
+extern bool track_inserting_tracking;
+
 /* cuckoo_track.c */
 extern int	track_store_trackings(const char *ttname, Oid store, Oid **tabs, char ***cols);
 extern int64 track_rebuild(FunctionCallInfo fcinfo, const char *ttname, Oid store,

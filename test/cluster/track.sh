@@ -26,7 +26,13 @@
 #   4. pg_dump -Fc | pg_restore into a new database: the trackings (a table
 #      and a partitioned table, two levels, a partition attached with rows)
 #      and their triggers are restored, nothing is missing, and the restored
-#      tables' changes are followed.
+#      tables' changes are followed.  4b: a dump without the store's rows
+#      (the triggers stand, a warning), the trackings' data restored after
+#      the triggers (their insert rebuilds), a writer holding another tracked
+#      table while the last trigger is created, the trackings' COPY in
+#      flight when the last trigger is created, pg_restore -j 8 of a store
+#      tracking 3 tables and 16 partitions (a rebuild's bytes), a trigger
+#      of the store's owner on the store (not run as the restoring superuser).
 #   5. A tracked partitioned table under 4 clients writing through the root
 #      and through partitions while a fifth attaches and detaches a
 #      partition: the store's items equal the rows after, but for a few
@@ -461,6 +467,103 @@ q restored "INSERT INTO pitems VALUES (5, 900001); INSERT INTO pitems2b VALUES (
 # two new values; the delete and the moves are of saturated values (100, 10 .. 19)
 check "restored partitioned: changes through the root and a partition are followed" "t|t|0|2900|2402" \
   "$(q restored "SELECT cuckoo_store_contains('sp', 900001::bigint), cuckoo_store_contains('sp', 900002::bigint), missing, rows, items FROM cuckoo_store_verify('sp')")"
+
+# 4b. restores that went wrong before (review of "a restore gives what a
+# rebuild would"): a store whose rows were not dumped (the rebuild fails:
+# the CREATE TRIGGER must stand, with a warning, else the table's updates
+# are followed by nothing); a tracked table of lower OID held by a writer
+# while the last trigger of another is created (the rebuild waits for it,
+# it was silently skipped); pg_restore -j 8 of a store tracking three
+# tables and a tree of 16 partitions (no deadlock, a rebuild's bytes)
+pg_dump --exclude-table-data=s -d load -f "$work/nostore.sql"
+createdb restored_nostore
+psql -X -q -d restored_nostore -f "$work/nostore.sql" >/dev/null 2>"$work/nostore.err"
+check "psql of a plain dump without the store's rows: no error" 0 "$(grep -c 'ERROR:' "$work/nostore.err")"
+check "without the store's rows: a warning names the store" 1 "$(grep -c 'WARNING:  cuckoo store "s" was not rebuilt' "$work/nostore.err")"
+check "without the store's rows: the four triggers on items stand" 4 \
+  "$(q restored_nostore "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'items'::regclass AND tgname LIKE 'cuckoo_track_%'")"
+# pg_restore -j schedules the trackings' data by its size, often after the
+# tables' triggers, whose CREATE TRIGGER then finds no tracking: in that
+# order (pg_restore -L), the insert of the trackings rebuilds the stores
+pg_restore -l "$work/load.dump" | grep -v 'TABLE DATA [^ ]* cuckoo_store_tracking ' >"$work/late.list"
+pg_restore -l "$work/load.dump" | grep 'TABLE DATA [^ ]* cuckoo_store_tracking ' >>"$work/late.list"
+createdb restored_late
+pg_restore -L "$work/late.list" -d restored_late "$work/load.dump"
+check "pg_restore with the trackings' data after the triggers" 0 "$?"
+check "trackings restored last: the stores are a rebuild's, byte for byte" "$s_restored|$sp_restored" \
+  "$(q restored_late "$rows_sql")|$(q restored_late "$psrows_sql")"
+createdb busy
+q busy "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('bs', 2000);
+        CREATE TABLE b1 (k bigint); CREATE TABLE b2 (k bigint);
+        INSERT INTO b1 SELECT 777777 FROM generate_series(1, 3); INSERT INTO b1 SELECT g FROM generate_series(1, 100) g;
+        INSERT INTO b2 SELECT g FROM generate_series(1001, 1100) g;
+        SELECT cuckoo_store_track('bs', 'b1', 'k'), cuckoo_store_track('bs', 'b2', 'k')" >/dev/null
+q busy "DELETE FROM b1 WHERE k = 777777; DROP TRIGGER cuckoo_track_truncate ON b2"
+check "busy: b1's OID is the lower, the deleted value 777777 is sticky" "t|t" \
+  "$(q busy "SELECT 'b1'::regclass::oid < 'b2'::regclass::oid, cuckoo_store_contains('bs', 777777::bigint)")"
+q busy "BEGIN; LOCK TABLE b1 IN ROW EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT" >/dev/null &
+holder=$!
+sleep 1
+q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b2 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
+wait $holder
+check "busy: the last trigger waited for b1's writer and rebuilt the store" "f|0|200" \
+  "$(q busy "SELECT cuckoo_store_contains('bs', 777777::bigint), missing, items FROM cuckoo_store_verify('bs')")"
+# a parallel restore may create a table's last trigger while the COPY of
+# the trackings is still in flight: the command waits for it (it saw no
+# tracking and did not rebuild)
+q busy "SELECT cuckoo_store_untrack('bs', 'b2', 'k')" >/dev/null
+q busy "SELECT cuckoo_store_add('bs', 888888::bigint)" >/dev/null
+q busy "DROP TRIGGER cuckoo_track_truncate ON b1; DELETE FROM cuckoo_store_tracking"
+check "trackings in flight: 888888, added directly, is in the store (a rebuild drops it)" t "$(q busy "SELECT cuckoo_store_contains('bs', 888888::bigint)")"
+q busy "BEGIN; INSERT INTO cuckoo_store_tracking VALUES ('bs', 'b1', 'k'); SELECT pg_sleep(3); COMMIT" >/dev/null &
+holder=$!
+sleep 1
+q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b1 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
+wait $holder
+check "trackings in flight: the last trigger waited for them and rebuilt the store" "f|0|100" \
+  "$(q busy "SELECT cuckoo_store_contains('bs', 888888::bigint), missing, items FROM cuckoo_store_verify('bs')")"
+createdb many
+q many "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('sm', 20000);
+        CREATE TABLE a1 (id bigint, k bigint); CREATE TABLE a2 (id bigint, k bigint); CREATE TABLE a3 (id bigint, k bigint);
+        CREATE TABLE pm (id bigint, k bigint) PARTITION BY RANGE (id)" >/dev/null
+for i in $(seq 0 15); do q many "CREATE TABLE pm$i PARTITION OF pm FOR VALUES FROM ($((i * 1000))) TO ($((i * 1000 + 1000)))"; done
+q many "INSERT INTO a1 SELECT g, g % 3000 FROM generate_series(1, 6000) g;
+        INSERT INTO a2 SELECT g, 10000 + g FROM generate_series(1, 2000) g;
+        INSERT INTO a3 SELECT g, 20000 + g % 50 FROM generate_series(1, 200) g;
+        INSERT INTO pm SELECT g, 30000 + g % 4000 FROM generate_series(0, 15999) g;
+        SELECT cuckoo_store_track('sm', 'a1', 'k'), cuckoo_store_track('sm', 'a2', 'k'),
+               cuckoo_store_track('sm', 'a3', 'k'), cuckoo_store_track('sm', 'pm', 'k');
+        DELETE FROM a1 WHERE k >= 1500; DELETE FROM pm WHERE k >= 32000; DELETE FROM a3 WHERE k >= 20025" >/dev/null
+pg_dump -Fc -d many -f "$work/many.dump"
+smrows_sql="SELECT md5(string_agg(segment || ':' || chunk || ':' || encode(bytes, 'hex'), ',' ORDER BY segment, chunk)) FROM sm"
+for run in 1 2 3; do
+  createdb "many_j$run"
+  pg_restore -j 8 -d "many_j$run" "$work/many.dump"
+  check "pg_restore -j 8, run $run" 0 "$?"
+  before=$(q "many_j$run" "$smrows_sql")
+  q "many_j$run" "SELECT cuckoo_store_rebuild('sm')" >/dev/null
+  check "pg_restore -j 8, run $run: 80 triggers, nothing missing, a rebuild's bytes" "80|0|$before" \
+    "$(q "many_j$run" "SELECT (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cuckoo_track_%'), (SELECT missing FROM cuckoo_store_verify('sm')), ($smrows_sql)")"
+done
+
+# a store's owner puts a trigger on the store whose name sorts before the
+# tracking triggers': the restore's rebuild, which writes the store, must not
+# run it as the superuser running pg_restore (it made its owner a superuser)
+createdb esc
+q esc "CREATE EXTENSION cuckoo; CREATE ROLE regress_track_mallory; GRANT CREATE ON SCHEMA public TO regress_track_mallory" >/dev/null
+q esc "SET ROLE regress_track_mallory; SELECT cuckoo_store_create('es', 1000);
+       CREATE TABLE et (k bigint); INSERT INTO et SELECT g FROM generate_series(1, 100) g;
+       SELECT cuckoo_store_track('es', 'et', 'k');
+       CREATE FUNCTION escalate() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN
+         IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN EXECUTE 'ALTER ROLE regress_track_mallory SUPERUSER'; END IF;
+         RETURN NULL; END \$\$;
+       CREATE TRIGGER a_escalate AFTER UPDATE ON es FOR EACH STATEMENT EXECUTE FUNCTION escalate()" >/dev/null
+pg_dump -Fc -d esc -f "$work/esc.dump"
+createdb esc_restored
+pg_restore -d esc_restored "$work/esc.dump"
+check "a store owner's trigger on the store did not run as the restoring superuser" "f|0|100" \
+  "$(q esc_restored "SELECT (SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_track_mallory'), missing, items FROM cuckoo_store_verify('es')")"
+dropdb esc; dropdb esc_restored; q postgres "DROP ROLE regress_track_mallory"
 
 # 5. a tracked partitioned table under 4 clients writing through the root and
 # through partitions (inserts, updates in place, rows moving between
