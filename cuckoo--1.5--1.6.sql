@@ -109,3 +109,15 @@ COMMENT ON FUNCTION cuckoo_track_restored() IS
 CREATE TRIGGER cuckoo_store_tracking_restored AFTER INSERT ON cuckoo_store_tracking
     REFERENCING NEW TABLE AS cuckoo_new
     FOR EACH STATEMENT EXECUTE PROCEDURE cuckoo_track_restored();
+
+-- ---------------------------------------------------------------------------
+-- The tracking triggers depend (AUTO) on the stores of their tables'
+-- trackings, so that pg_restore -j creates them only after the stores' rows
+-- are loaded (docs/DESIGN.md, "Living filters", "Where the tracking is
+-- recorded").  1.5's trackings get theirs here, by a function used once.
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cuckoo_track_depend_all() RETURNS integer
+    AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT;
+SELECT cuckoo_track_depend_all();
+DROP FUNCTION cuckoo_track_depend_all();

@@ -209,6 +209,43 @@ DROP TRIGGER cuckoo_track_insert ON rr.at;
 SELECT rr.create_trigger('rr.at', 'cuckoo_track_', 'insert');
 ALTER TABLE rr.astore OWNER TO regress_rr_alice;
 
+-- the tracking triggers depend (AUTO) on the stores of their table's
+-- trackings, so that pg_restore -j creates them after the stores' rows:
+-- two stores track rr.w, each of its four triggers depends on both
+CREATE TABLE rr.w (k int8);
+INSERT INTO rr.w SELECT g FROM generate_series(1, 100) g;
+SELECT cuckoo_store_create('rr.w1', 1000) IS NOT NULL AS created;
+SELECT cuckoo_store_create('rr.w2', 1000) IS NOT NULL AS created;
+SELECT cuckoo_store_track('rr.w1', 'rr.w', 'k'), cuckoo_store_track('rr.w2', 'rr.w', 'k');
+CREATE FUNCTION rr.deps(tab regclass) RETURNS text LANGUAGE sql AS
+  $$ SELECT coalesce(string_agg(t.tgname || '>' || d.refobjid::regclass::text || ':' || d.deptype::text, ' ' ORDER BY t.tgname, d.refobjid::regclass::text), '')
+     FROM pg_trigger t JOIN pg_depend d ON d.classid = 'pg_trigger'::regclass AND d.objid = t.oid
+                                        AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> tab
+     WHERE t.tgrelid = tab $$;
+SELECT rr.deps('rr.w');
+-- untracking one keeps the triggers for the other, and only its dependencies
+SELECT cuckoo_store_untrack('rr.w1', 'rr.w', 'k');
+SELECT rr.deps('rr.w');
+SELECT cuckoo_store_track('rr.w1', 'rr.w', 'k');
+-- dropping a store drops the triggers with it; those of a table another
+-- store still tracks are given back, and the table is still followed
+DROP TABLE rr.w1;
+SELECT rr.deps('rr.w');
+INSERT INTO rr.w VALUES (5555);
+SELECT cuckoo_store_contains('rr.w2', 5555::int8) AS followed,
+       (SELECT count(*) FROM cuckoo_store_tracking WHERE tab = 'rr.w'::regclass) AS trackings;
+-- the last store dropped: no trigger left
+DROP TABLE rr.w2;
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'rr.w'::regclass;
+-- a partitioned tree: every level's triggers depend on the store; a
+-- partition attached later too
+SELECT cuckoo_store_create('rr.wp', 1000) IS NOT NULL AS created;
+CREATE TABLE rr.pw (id int, k int8) PARTITION BY RANGE (id);
+CREATE TABLE rr.pw1 PARTITION OF rr.pw FOR VALUES FROM (0) TO (10);
+SELECT cuckoo_store_track('rr.wp', 'rr.pw', 'k');
+CREATE TABLE rr.pw2 PARTITION OF rr.pw FOR VALUES FROM (10) TO (20);
+SELECT p::regclass AS tab, rr.deps(p) FROM unnest('{rr.pw,rr.pw1,rr.pw2}'::regclass[]) p;
+
 DROP SCHEMA rr CASCADE;
 DROP ROLE regress_rr_alice;
 DROP ROLE regress_rr_bob;

@@ -159,6 +159,8 @@ cuckoo_store_track(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 	track_cache_invalidate(tt);
+	/* the triggers depend on the store: a restore loads it before them */
+	track_depend_store(fcinfo, store);
 
 	/* the values already there (all of them: row security off) */
 	{
@@ -228,6 +230,12 @@ cuckoo_store_untrack(PG_FUNCTION_ARGS)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	if (SPI_processed == 0)
 		track_drop_triggers(tab);
+	else
+	{
+		/* the triggers stay for other trackings: their dependencies follow */
+		track_undepend_store(fcinfo, store, tab);
+		track_depend_store(fcinfo, store);
+	}
 	SPI_finish();
 	PG_RETURN_VOID();
 }
@@ -429,6 +437,40 @@ cuckoo_store_rebuild(PG_FUNCTION_ARGS)
 	added = track_rebuild(fcinfo, ttname, store, ntrack, tabs, cols);
 	SPI_finish();
 	PG_RETURN_INT64(added);
+}
+
+/*
+ * cuckoo_track_depend_all(): gives the tracking triggers of every tracking
+ * their dependency on its store (track_depend_store).  Called once by the
+ * update from 1.5, whose trackings have none, and dropped there: not part
+ * of any version's SQL interface.
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_depend_all);
+Datum
+cuckoo_track_depend_all(PG_FUNCTION_ARGS)
+{
+	Oid			tt = track_table(fcinfo);
+	List	   *stores = NIL;
+	ListCell   *lc;
+	int			rc;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rc = SPI_execute(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s", rel_qualname(tt)),
+					 false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		stores = lappend_oid(stores, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, stores)
+		track_depend_store(fcinfo, lfirst_oid(lc));
+	SPI_finish();
+	PG_RETURN_INT32(list_length(stores));
 }
 
 /* ------------------------------------------------------------------------

@@ -10,12 +10,14 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "commands/trigger.h"
@@ -380,6 +382,134 @@ track_count_triggers_now(FunctionCallInfo fcinfo, Oid tab, const char *const set
 }
 
 /*
+ * The tracking triggers (the eight names, calling the trigger function) of
+ * the tables of tab's tree, every level (in SPI): their OIDs, how many.
+ */
+static int
+tree_triggers(FunctionCallInfo fcinfo, Oid tab, Oid **trigs)
+{
+	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
+	Datum		values[3];
+	Datum		names[2 * lengthof(track_triggers)];
+	int			rc;
+	int			n;
+
+	for (int i = 0; i < lengthof(track_triggers); i++)
+	{
+		names[i] = CStringGetTextDatum(track_triggers[i][0]);
+		names[lengthof(track_triggers) + i] = CStringGetTextDatum(part_triggers[i][0]);
+	}
+	values[0] = ObjectIdGetDatum(tab);
+	values[1] = ObjectIdGetDatum(track_trigger_fn_oid(fcinfo));
+	values[2] = PointerGetDatum(construct_array(names, lengthof(names), TEXTOID,
+												-1, false, TYPALIGN_INT));
+	/* pg_partition_tree gives nothing for a table outside a partition tree */
+	rc = SPI_execute_with_args("SELECT t.oid FROM (SELECT $1::pg_catalog.regclass AS relid UNION "
+							   "SELECT p.relid FROM pg_catalog.pg_partition_tree($1) p) p "
+							   "JOIN pg_catalog.pg_trigger t ON t.tgrelid OPERATOR(pg_catalog.=) p.relid "
+							   "WHERE t.tgfoid OPERATOR(pg_catalog.=) $2 "
+							   "AND t.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3) ORDER BY 1",
+							   3, types, values, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+	*trigs = palloc(sizeof(Oid) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		(*trigs)[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													 SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return n;
+}
+
+/*
+ * Gives every tracking trigger of the tables store tracks (every partition
+ * too) an AUTO dependency on store, unless it has one (in SPI).  pg_dump
+ * orders by dependencies, and pg_restore -j makes a trigger that depends on
+ * a table wait for that table's data: so a restore creates a tracking
+ * trigger only after the store's rows are loaded, and the last one finds
+ * the store whole to rebuild (track_ddl_trigger_created).  AUTO: dropping
+ * the store drops the triggers with it, and cuckoo_track_drop gives the
+ * tables that other stores still track their triggers again
+ * (track_retrigger).  DESIGN.md, "Living filters", "Where the tracking is
+ * recorded".
+ */
+void
+track_depend_store(FunctionCallInfo fcinfo, Oid store)
+{
+	Oid			tt = track_table(fcinfo);
+	Oid			type = OIDOID;
+	Datum		arg = ObjectIdGetDatum(store);
+	Become		b;
+	int			rc;
+	int			ntab;
+	Oid		   *tabs;
+	ObjectAddress referenced;
+
+	if (get_rel_relkind(store) == '\0')
+		return;
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute_with_args(psprintf("SELECT DISTINCT tab::pg_catalog.oid FROM %s "
+										"WHERE store::pg_catalog.oid OPERATOR(pg_catalog.=) $1 ORDER BY 1",
+										rel_qualname(tt)),
+							   1, &type, &arg, NULL, false, 0);
+	track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	ntab = (int) SPI_processed;
+	tabs = palloc(sizeof(Oid) * Max(ntab, 1));
+	for (int i = 0; i < ntab; i++)
+	{
+		bool		isnull;
+
+		tabs[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+												 SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_freetuptable(SPI_tuptable);
+	ObjectAddressSet(referenced, RelationRelationId, store);
+	for (int i = 0; i < ntab; i++)
+	{
+		Oid		   *trigs;
+		int			n;
+
+		if (get_rel_relkind(tabs[i]) == '\0')
+			continue;
+		n = tree_triggers(fcinfo, tabs[i], &trigs);
+		for (int j = 0; j < n; j++)
+		{
+			ObjectAddress depender;
+
+			ObjectAddressSet(depender, TriggerRelationId, trigs[j]);
+			/* one entry: drop this store's, then record it */
+			(void) deleteDependencyRecordsForSpecific(TriggerRelationId, trigs[j], DEPENDENCY_AUTO,
+													  RelationRelationId, store);
+			recordDependencyOn(&depender, &referenced, DEPENDENCY_AUTO);
+		}
+	}
+	CommandCounterIncrement();
+}
+
+/*
+ * Takes off the dependencies on store of the tracking triggers of tab's
+ * tree (in SPI): cuckoo_store_untrack, before track_depend_store puts back
+ * those of the trackings left.
+ */
+void
+track_undepend_store(FunctionCallInfo fcinfo, Oid store, Oid tab)
+{
+	Oid		   *trigs;
+	int			n = tree_triggers(fcinfo, tab, &trigs);
+
+	for (int j = 0; j < n; j++)
+		(void) deleteDependencyRecordsForSpecific(TriggerRelationId, trigs[j], DEPENDENCY_AUTO,
+												  RelationRelationId, store);
+	CommandCounterIncrement();
+}
+
+/*
  * Raises 0A000 if tab cannot be tracked for its place in a tree: a
  * partition (a statement on its parent would not fire its statement
  * triggers: the root partitioned table is tracked, with all its
@@ -480,7 +610,8 @@ track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][
 	char		relkind = get_rel_relkind(tab);
 	Become		b;
 
-	if (track_count_triggers(fcinfo, tab, set) == lengthof(track_triggers))
+	/* under a new snapshot: a drop in this command may have taken them */
+	if (track_count_triggers_now(fcinfo, tab, set) == lengthof(track_triggers))
 		return false;
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,

@@ -124,6 +124,46 @@ cuckoo_track_drop_start(PG_FUNCTION_ARGS)
 }
 
 /*
+ * tab is still tracked by a store, after the drop of another store it was
+ * tracked by: the triggers of its tree depended on that store too
+ * (track_depend_store) and went with it.  Gives them back (only those
+ * missing; not a restore's CREATE TRIGGER: nothing is rebuilt) and their
+ * dependencies on the stores left (in SPI).
+ */
+static void
+track_retrigger(FunctionCallInfo fcinfo, Oid tt, Oid tab)
+{
+	List	   *tree = find_all_inheritors(tab, ShareRowExclusiveLock, NULL);
+	ListCell   *lc;
+	Oid			type = OIDOID;
+	Datum		arg = ObjectIdGetDatum(tab);
+	List	   *stores = NIL;
+	Become		b;
+	int			rc;
+
+	foreach(lc, tree)
+		(void) track_create_triggers(fcinfo, lfirst_oid(lc),
+									 lfirst_oid(lc) == tab ? track_triggers : part_triggers);
+	track_become(&b, rel_owner(tt));
+	rc = SPI_execute_with_args(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s "
+										"WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+										rel_qualname(tt)),
+							   1, &type, &arg, NULL, false, 0);
+	track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		stores = lappend_oid(stores, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	foreach(lc, stores)
+		track_depend_store(fcinfo, lfirst_oid(lc));
+}
+
+/*
  * cuckoo_track_drop(): on sql_drop.  Refuses to drop a partition of a
  * tracked partitioned table on its own (its values would stay in the store,
  * counted copies that no row holds: the command is rolled back; detaching
@@ -261,6 +301,8 @@ cuckoo_track_drop(PG_FUNCTION_ARGS)
 			elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 		if (SPI_processed == 0)
 			track_drop_triggers(tab);
+		else
+			track_retrigger(fcinfo, tt, tab);
 	}
 	SPI_finish();
 	PG_RETURN_VOID();
@@ -373,6 +415,8 @@ track_ddl_attached(FunctionCallInfo fcinfo, Oid tt, Oid parent, Oid child)
 			get_rel_relkind(rel) == RELKIND_RELATION)
 			leaves = lappend_oid(leaves, rel);
 	}
+	for (int i = 0; i < ntrack; i++)
+		track_depend_store(fcinfo, stores[i]);
 	track_apply_tables(fcinfo, ntrack, stores, cols, tracked, leaves, false);
 }
 
@@ -665,6 +709,8 @@ track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
 		if (!list_member_oid(done, stores[i]))
 		{
 			done = lappend_oid(done, stores[i]);
+			/* the restored triggers depend on the store again, for the next dump */
+			track_depend_store(fcinfo, stores[i]);
 			track_rebuild_guarded(fcinfo, tt, rel, stores[i]);
 		}
 }
@@ -724,7 +770,10 @@ cuckoo_track_restored(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	foreach(lc, stores)
+	{
+		track_depend_store(fcinfo, lfirst_oid(lc));
 		track_rebuild_guarded(fcinfo, tt, InvalidOid, lfirst_oid(lc));
+	}
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

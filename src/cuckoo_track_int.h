@@ -61,6 +61,8 @@ extern void track_drop_set(Oid tab, const char *const set[][2]);
 extern void track_drop_triggers(Oid tab);
 extern bool track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2]);
 extern bool track_making_triggers;
+extern void track_depend_store(FunctionCallInfo fcinfo, Oid store);
+extern void track_undepend_store(FunctionCallInfo fcinfo, Oid store, Oid tab);
 
 /* cuckoo_track_ddl.c */
 extern bool track_inserting_tracking;

@@ -449,6 +449,10 @@ check "restored: the stores differ from the dumped ones (sticky values gone)" "t
   "$(q load "SELECT ($rows_sql) <> '$s_restored' OR ($psrows_sql) <> '$sp_restored'")"
 check "pg_restore -j 4: the same stores, byte for byte" "$s_restored|$sp_restored" \
   "$(q restored_j "$rows_sql")|$(q restored_j "$psrows_sql")"
+deps_sql="SELECT count(*) FROM pg_depend d JOIN pg_trigger t ON d.classid = 'pg_trigger'::regclass AND d.objid = t.oid
+          WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid IN ('s'::regclass, 'sp'::regclass) AND d.deptype = 'a'"
+check "restored, pg_restore -j 4: each tracking trigger depends on its store again (for the next dump)" "24|24|24" \
+  "$(q load "$deps_sql")|$(q restored "$deps_sql")|$(q restored_j "$deps_sql")"
 check "pg_restore -j 4: the trackings and their 24 triggers" "2|24|0|0" \
   "$(q restored_j "SELECT (SELECT count(*) FROM cuckoo_store_tracking), (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cuckoo_track_%'),
                           (SELECT missing FROM cuckoo_store_verify('s')), (SELECT missing FROM cuckoo_store_verify('sp'))")"

@@ -503,6 +503,12 @@ for v in $versions; do
         "{public.tracked.k,public.tracked.k2}|600|0|600" \
         "$(q "$db" "SELECT i.trackings, i.items, v.missing, v.rows FROM cuckoo_store_info('up_store') i, cuckoo_store_verify('up_store') v" 2>&1)"
     fi
+    if [ "$(printf '1.6\n%s\n' "$default" | sort -V | head -n 1)" = 1.6 ]; then
+      check "$v: after the update the four tracking triggers depend (AUTO) on their store (1.6: pg_restore -j orders by it)" 4 \
+        "$(q "$db" "SELECT count(*) FROM pg_depend d JOIN pg_trigger t ON d.classid = 'pg_trigger'::regclass AND d.objid = t.oid
+                    WHERE t.tgrelid = 'tracked'::regclass AND d.refclassid = 'pg_class'::regclass
+                      AND d.refobjid = 'up_store'::regclass AND d.deptype = 'a'" 2>&1)"
+    fi
   fi
   check "$v: aggregates build the same bytes as in a fresh install" \
     "$(q up_fresh "SELECT md5(cuckoo_agg(g)::bytea) || md5(cuckoo_agg(g, 1000, 0.01)::bytea) FROM generate_series(1, 900) g")" \
