@@ -6,7 +6,10 @@
  *     (sql_drop: the trackings of dropped objects) and cuckoo_track_ddl
  *     (partitions created, attached and detached in a tracked tree, also
  *     by CREATE SCHEMA's subcommands; a store rebuilt when a restore
- *     creates its last tracking trigger).
+ *     creates its last tracking trigger); and the triggers of
+ *     cuckoo_store_tracking: cuckoo_track_tracking_check (a row inserted
+ *     by a role that is not a superuser, checked) and cuckoo_track_restored
+ *     (a restore's trackings rebuild their stores).
  */
 #include "cuckoo.h"
 
