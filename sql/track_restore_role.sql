@@ -110,11 +110,13 @@ SELECT trr.try($$DELETE FROM cuckoo_store_tracking$$) AS delete_refused;
 SELECT trr.try($$TRUNCATE cuckoo_store_tracking$$) AS truncate_refused;
 SELECT trr.try($$INSERT INTO cuckoo_store_tracking VALUES ('trr.s', 'trr.t', 'k') ON CONFLICT (store, tab, col) DO UPDATE SET col = 'id'$$) AS upsert_refused;
 SELECT trr.try($$ALTER TABLE cuckoo_store_tracking DISABLE TRIGGER cuckoo_store_tracking_check$$) AS disable_refused;
--- what cuckoo_store_track refuses: a column that does not exist, the store itself, a view
+-- what cuckoo_store_track refuses: a column that does not exist, the store itself, a view,
+-- a store that is not one
 SELECT trr.try($$INSERT INTO cuckoo_store_tracking VALUES ('trr.s', 'trr.t', 'nope')$$) AS no_column;
 SELECT trr.try($$INSERT INTO cuckoo_store_tracking VALUES ('trr.s', 'trr.s', 'segment')$$) AS itself;
 CREATE VIEW trr.v AS SELECT k FROM trr.t;
 SELECT trr.try($$INSERT INTO cuckoo_store_tracking VALUES ('trr.s', 'trr.v', 'k')$$) AS a_view;
+SELECT trr.try($$INSERT INTO cuckoo_store_tracking VALUES ('trr.v', 'trr.t', 'k')$$) AS not_a_store;
 -- a partition and an inheritance child, as cuckoo_store_track refuses them
 CREATE TABLE trr.p (k int8) PARTITION BY RANGE (k);
 CREATE TABLE trr.p1 PARTITION OF trr.p FOR VALUES FROM (0) TO (100);

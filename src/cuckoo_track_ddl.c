@@ -730,9 +730,9 @@ bool		track_inserting_tracking = false;
  * else) so that a restore by a role that is not a superuser (a database
  * owner's pg_restore --no-owner, or pg_dump | psql) loads the trackings.
  * A row passes only if the inserting role could have made it with
- * cuckoo_store_track: the table exists, is an ordinary or partitioned
- * table, not a partition nor in an inheritance tree, not the store, and
- * has the column; the role is a member of the table's owner; the role and
+ * cuckoo_store_track: the store has a store's columns; the table exists,
+ * is an ordinary or partitioned table, not a partition nor in an
+ * inheritance tree, not the store, and has the column; the role is a member of the table's owner; the role and
  * the table's owner have SELECT and UPDATE on the store.  Otherwise 42501
  * (0A000, 42P01, 42703, 42809 for what cuckoo_store_track refuses so).
  * NULLs are left to the NOT NULL constraints, duplicates to the primary
@@ -799,6 +799,8 @@ cuckoo_track_tracking_check(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a cuckoo store cannot track itself")));
+	/* a store (its columns: its rows may come later in a restore) */
+	cuckoo_store_check_shape(fcinfo, store);
 	/* a partition, a table in an inheritance tree: as cuckoo_store_track refuses them */
 	track_check_no_inheritance(tab);
 	owner = rel_owner(tab);
