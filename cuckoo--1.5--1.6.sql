@@ -111,6 +111,23 @@ CREATE TRIGGER cuckoo_store_tracking_restored AFTER INSERT ON cuckoo_store_track
     FOR EACH STATEMENT EXECUTE PROCEDURE cuckoo_track_restored();
 
 -- ---------------------------------------------------------------------------
+-- A restore by a role that is not a superuser (a database owner's
+-- pg_restore --no-owner, or pg_dump | psql) loads the trackings: PUBLIC may
+-- insert into cuckoo_store_tracking (nothing else), and a BEFORE INSERT row
+-- trigger refuses (42501) a row its inserting role could not have made with
+-- cuckoo_store_track (docs/DESIGN.md, "Living filters", "Privileges").
+-- ---------------------------------------------------------------------------
+
+GRANT INSERT ON cuckoo_store_tracking TO PUBLIC;
+
+CREATE FUNCTION cuckoo_track_tracking_check() RETURNS trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_tracking_check() IS
+    'refuses a tracking inserted by a role that is not a superuser unless that role could have made it with cuckoo_store_track: owner of the table, SELECT and UPDATE on the store for it and the table''s owner, a table that may be tracked (trigger of cuckoo_store_tracking)';
+CREATE TRIGGER cuckoo_store_tracking_check BEFORE INSERT ON cuckoo_store_tracking
+    FOR EACH ROW EXECUTE PROCEDURE cuckoo_track_tracking_check();
+
+-- ---------------------------------------------------------------------------
 -- The tracking triggers depend (AUTO) on the stores of their tables'
 -- trackings, so that pg_restore -j creates them only after the stores' rows
 -- are loaded (docs/DESIGN.md, "Living filters", "Where the tracking is

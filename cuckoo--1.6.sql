@@ -1483,9 +1483,9 @@ COMMENT ON AGGREGATE cuckoo_store_load_agg(regclass, anycompatible) IS
 -- table's owner.  The partitions of a tracked partitioned table, every
 -- level, have four of their own (cuckoo_track_part_*), which the event
 -- trigger cuckoo_track_ddl puts on partitions created or attached later and
--- takes off partitions detached.  The table is changed only by
+-- takes off partitions detached.  The table is changed by
 -- cuckoo_store_track and cuckoo_store_untrack (and the event trigger
--- below, on DROP).
+-- below, on DROP); a restore inserts its rows, checked (below).
 CREATE TABLE cuckoo_store_tracking (
     store regclass NOT NULL,
     tab   regclass NOT NULL,
@@ -1557,3 +1557,20 @@ COMMENT ON FUNCTION cuckoo_track_restored() IS
 CREATE TRIGGER cuckoo_store_tracking_restored AFTER INSERT ON cuckoo_store_tracking
     REFERENCING NEW TABLE AS cuckoo_new
     FOR EACH STATEMENT EXECUTE PROCEDURE cuckoo_track_restored();
+
+-- ---------------------------------------------------------------------------
+-- A restore by a role that is not a superuser (a database owner's
+-- pg_restore --no-owner, or pg_dump | psql) loads the trackings: PUBLIC may
+-- insert into cuckoo_store_tracking (nothing else), and a BEFORE INSERT row
+-- trigger refuses (42501) a row its inserting role could not have made with
+-- cuckoo_store_track (docs/DESIGN.md, "Living filters", "Privileges").
+-- ---------------------------------------------------------------------------
+
+GRANT INSERT ON cuckoo_store_tracking TO PUBLIC;
+
+CREATE FUNCTION cuckoo_track_tracking_check() RETURNS trigger
+    AS 'MODULE_PATHNAME' LANGUAGE C;
+COMMENT ON FUNCTION cuckoo_track_tracking_check() IS
+    'refuses a tracking inserted by a role that is not a superuser unless that role could have made it with cuckoo_store_track: owner of the table, SELECT and UPDATE on the store for it and the table''s owner, a table that may be tracked (trigger of cuckoo_store_tracking)';
+CREATE TRIGGER cuckoo_store_tracking_check BEFORE INSERT ON cuckoo_store_tracking
+    FOR EACH ROW EXECUTE PROCEDURE cuckoo_track_tracking_check();

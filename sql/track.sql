@@ -141,6 +141,7 @@ SELECT tstate($$SELECT cuckoo_store_contains('tr.s', 80020::int8)$$);
 SELECT tstate($$SELECT cuckoo_store_add('tr.s', 1::int8)$$);
 SELECT tstate($$SELECT cuckoo_store_untrack('tr.s', 'tr.t', 'k')$$);
 SELECT tstate($$SELECT cuckoo_store_track('tr.s', 'tr.t', 'other')$$);
+-- (1.6: everyone may insert a tracking, checked as cuckoo_store_track checks)
 SELECT tstate($$INSERT INTO cuckoo_store_tracking VALUES ('tr.s', 'tr.t', 'other')$$);
 -- the trigger ignores the writer's search_path
 CREATE TEMP TABLE s (segment int4, chunk int4, bytes bytea, fpr float8, capacity int8, segments int4);

@@ -44,6 +44,14 @@ extern int64 cuckoo_store_apply(FunctionCallInfo fcinfo, Oid relid,
 								bool saturate, bool latest);
 
 /*
+ * Raises the store functions' errors (42P01, 42809) unless relid has a
+ * store's columns (its shape only: no row is read, no privilege checked).
+ * fcinfo is a call of one of the extension's functions (its schema and
+ * fn_extra are used).
+ */
+extern void cuckoo_store_check_shape(FunctionCallInfo fcinfo, Oid relid);
+
+/*
  * cuckoo_store_apply(..., latest), for the commit, without SQL: the store's
  * rows read through its primary key and its segments locked and updated by
  * the heap's functions, under the newest snapshot.  Role must hold SELECT

@@ -178,6 +178,12 @@ store_check_shape(Oid relid, Oid filter_type)
 	return chunked;
 }
 
+void
+cuckoo_store_check_shape(FunctionCallInfo fcinfo, Oid relid)
+{
+	(void) store_check_shape(relid, store_call_cache(fcinfo)->filter_type);
+}
+
 /* ------------------------------------------------------------------------
  * Chunks: a segment put together from its rows
  * ------------------------------------------------------------------------

@@ -6,7 +6,10 @@
  *     (sql_drop: the trackings of dropped objects) and cuckoo_track_ddl
  *     (partitions created, attached and detached in a tracked tree, also
  *     by CREATE SCHEMA's subcommands; a store rebuilt when a restore
- *     creates its last tracking trigger).
+ *     creates its last tracking trigger); and the triggers of
+ *     cuckoo_store_tracking: cuckoo_track_tracking_check (a row inserted
+ *     by a role that is not a superuser, checked) and cuckoo_track_restored
+ *     (a restore's trackings rebuild their stores).
  */
 #include "cuckoo.h"
 
@@ -722,6 +725,106 @@ track_ddl_trigger_created(FunctionCallInfo fcinfo, Oid tt, CreateTrigStmt *stmt)
 bool		track_inserting_tracking = false;
 
 /*
+ * cuckoo_track_tracking_check(): the BEFORE INSERT row trigger of
+ * cuckoo_store_tracking (1.6), on which PUBLIC has INSERT (and nothing
+ * else) so that a restore by a role that is not a superuser (a database
+ * owner's pg_restore --no-owner, or pg_dump | psql) loads the trackings.
+ * A row passes only if the inserting role could have made it with
+ * cuckoo_store_track: the store has a store's columns; the table exists,
+ * is an ordinary or partitioned table, not a partition nor in an
+ * inheritance tree, not the store, and has the column; the role is a member of the table's owner; the role and
+ * the table's owner have SELECT and UPDATE on the store.  Otherwise 42501
+ * (0A000, 42P01, 42703, 42809 for what cuckoo_store_track refuses so).
+ * NULLs are left to the NOT NULL constraints, duplicates to the primary
+ * key.  Not checked: cuckoo_store_track's own insert (its checks are
+ * made), a superuser's (who may write any table, and whose restore grants
+ * the store's privileges only after the data), CREATE or ALTER EXTENSION.
+ * DESIGN.md, "Living filters", "Privileges".
+ */
+PG_FUNCTION_INFO_V1(cuckoo_track_tracking_check);
+Datum
+cuckoo_track_tracking_check(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	HeapTuple	row;
+	Datum		d[3];
+	bool		isnull[3];
+	const char *const names[3] = {"store", "tab", "col"};
+	Oid			store,
+				tab,
+				owner;
+	char	   *col;
+	char	   *storename;
+	char	   *tabname;
+	char		relkind;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(td->tg_event) || !TRIGGER_FIRED_BEFORE(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("cuckoo_track_tracking_check must be called as a BEFORE INSERT row trigger")));
+	row = td->tg_trigtuple;
+	if (track_inserting_tracking || creating_extension || IsBinaryUpgrade || superuser())
+		return PointerGetDatum(row);
+	desc = RelationGetDescr(td->tg_relation);
+	for (int i = 0; i < 3; i++)
+	{
+		AttrNumber	att = get_attnum(RelationGetRelid(td->tg_relation), names[i]);
+
+		if (att == InvalidAttrNumber)
+			elog(ERROR, "%s has no column \"%s\"", TRACK_TABLE, names[i]);
+		d[i] = heap_getattr(row, att, desc, &isnull[i]);
+		/* the NOT NULL constraints refuse it, after this trigger */
+		if (isnull[i])
+			return PointerGetDatum(row);
+	}
+	store = DatumGetObjectId(d[0]);
+	tab = DatumGetObjectId(d[1]);
+	col = NameStr(*DatumGetName(d[2]));
+	storename = get_rel_name(store);
+	tabname = get_rel_name(tab);
+	if (storename == NULL || tabname == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("cannot insert a tracking of cuckoo store %u and table %u: relation with OID %u does not exist",
+						store, tab, storename == NULL ? store : tab)));
+	relkind = get_rel_relkind(tab);
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot insert a tracking of table \"%s\" by cuckoo store \"%s\": it is not an ordinary or partitioned table",
+						tabname, storename)));
+	if (tab == store)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a cuckoo store cannot track itself")));
+	/* a store (its columns: its rows may come later in a restore) */
+	cuckoo_store_check_shape(fcinfo, store);
+	/* a partition, a table in an inheritance tree: as cuckoo_store_track refuses them */
+	track_check_no_inheritance(tab);
+	owner = rel_owner(tab);
+	if (!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to insert a tracking of table \"%s\" by cuckoo store \"%s\"",
+						tabname, storename),
+				 errdetail("Only a member of the table's owner may track it (cuckoo_store_track).")));
+	/* each right on its own: a mask of both passes with either */
+	if (pg_class_aclcheck(store, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, GetUserId(), ACL_UPDATE) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, owner, ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, owner, ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to insert a tracking of table \"%s\" by cuckoo store \"%s\"",
+						tabname, storename),
+				 errdetail("Tracking needs SELECT and UPDATE on the store, for the caller and for the table's owner (cuckoo_store_track).")));
+	(void) track_column(tab, col, InvalidOid);
+	return PointerGetDatum(row);
+}
+
+/*
  * cuckoo_track_restored(): the AFTER INSERT statement trigger of
  * cuckoo_store_tracking (1.6).  pg_restore -j schedules the data of the
  * trackings by its size, often after the triggers of the tables they
@@ -750,9 +853,11 @@ cuckoo_track_restored(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("cuckoo_track_restored must be called as an AFTER INSERT statement trigger with a new table")));
+	tt = RelationGetRelid(td->tg_relation);
+	/* every backend's cached trackings (an insert by hand names new ones) */
+	track_cache_invalidate(tt);
 	if (track_inserting_tracking || creating_extension || IsBinaryUpgrade)
 		return PointerGetDatum(NULL);
-	tt = RelationGetRelid(td->tg_relation);
 	att = get_attnum(tt, "store");
 	if (att == InvalidAttrNumber)
 		elog(ERROR, "%s has no column \"store\"", TRACK_TABLE);

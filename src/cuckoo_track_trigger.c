@@ -336,6 +336,21 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	ntrack = track_trackings(tab, td->tg_relation->rd_rel->relispartition, tt,
 							 &stores, &tracked, &cols);
+
+	/*
+	 * No tracking: the trackings were lost (cuckoo_store_untrack and the
+	 * sql_drop trigger take the triggers off with a table's last one), as
+	 * when a restore could not load them.  The changes would be followed
+	 * by no store, maybe a store that should hold them: refused.
+	 */
+	if (ntrack == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has the cuckoo tracking trigger \"%s\", but no cuckoo store tracks it%s",
+						RelationGetRelationName(td->tg_relation), td->tg_trigger->tgname,
+						td->tg_relation->rd_rel->relispartition ? " or its partitioned ancestors" : ""),
+				 errdetail("Its changes would be followed by no store: the trackings (rows of cuckoo_store_tracking) were lost, as when a restore could not load them."),
+				 errhint("Track it again (cuckoo_store_track, then cuckoo_store_rebuild of the store), or drop its triggers cuckoo_track_* if it is tracked no more.")));
 	if (!truncate)
 		slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 

@@ -13,7 +13,7 @@
 #      Afterwards the version is the default; the extension's member objects
 #      and their definitions (functions, aggregates, type, casts, operators,
 #      operator classes and families, event triggers and their tags, comments,
-#      owners, privileges, dependencies) equal those of a fresh CREATE EXTENSION cuckoo in another
+#      owners, privileges, dependencies; the tables' privileges and triggers) equal those of a fresh CREATE EXTENSION cuckoo in another
 #      database; every stored filter is byte-identical, passes the validator and
 #      answers every probe (members, absent keys, cuckoo_info, views) exactly as
 #      before; the indexes pass amcheck; and the same update also works when
@@ -120,6 +120,13 @@ lines(l) AS (
   SELECT 'event trigger: ' || concat_ws(' | ', e.evtname, e.evtevent, pg_get_userbyid(e.evtowner),
          e.evtfoid::regprocedure, e.evtenabled, e.evttags)
   FROM m JOIN pg_event_trigger e ON m.classid = 'pg_event_trigger'::regclass AND e.oid = m.objid
+  UNION ALL
+  SELECT 'relation: ' || concat_ws(' | ', c.oid::regclass, c.relkind, pg_get_userbyid(c.relowner), c.relacl)
+  FROM m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid AND m.objsubid = 0
+  UNION ALL
+  SELECT 'trigger: ' || concat_ws(' | ', pg_get_triggerdef(t.oid), t.tgenabled)
+  FROM m JOIN pg_trigger t ON m.classid = 'pg_class'::regclass AND t.tgrelid = m.objid AND m.objsubid = 0
+  WHERE NOT t.tgisinternal
   UNION ALL
   SELECT 'amproc: ' || concat_ws(' | ', f.opfname, am.amname, p.amprocnum, p.amproclefttype::regtype,
          p.amprocrighttype::regtype, p.amproc::oid::regprocedure)
