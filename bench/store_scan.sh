@@ -127,8 +127,9 @@ echo "| | before: time | before: CPU | after: time | after: CPU |"
 echo "|---|---|---|---|---|"
 printf '| `WHERE cuckoo_store_contains('"'"'bs'"'"', k)` | %.0f | %.0f | %.0f | %.0f |\n' "$bs" "$bsc" "$as" "$asc"
 printf '| `WHERE cuckoo_contains((SELECT f ...), k)` | %.0f | %.0f | %.0f | %.0f |\n' "$bo" "$boc" "$ao" "$aoc"
-printf '| ratio store / value (goal <= 1.1) | %.2f | %.2f | %.2f | %.2f |\n' \
-  "$(echo "$bs / $bo" | bc -l)" "$(echo "$bsc / $boc" | bc -l)" \
-  "$(echo "$as / $ao" | bc -l)" "$(echo "$asc / $aoc" | bc -l)"
-printf '| store: after / before | | | %.2f | %.2f |\n' \
-  "$(echo "$as / $bs" | bc -l)" "$(echo "$asc / $bsc" | bc -l)"
+# ratio A B: A / B to two places, or n/a where B is 0 (a small run can take
+# no CPU tick on one side)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
+printf '| ratio store / value (goal <= 1.1) | %s | %s | %s | %s |\n' \
+  "$(ratio "$bs" "$bo")" "$(ratio "$bsc" "$boc")" "$(ratio "$as" "$ao")" "$(ratio "$asc" "$aoc")"
+printf '| store: after / before | | | %s | %s |\n' "$(ratio "$as" "$bs")" "$(ratio "$asc" "$bsc")"
