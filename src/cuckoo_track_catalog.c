@@ -426,6 +426,44 @@ tree_triggers(FunctionCallInfo fcinfo, Oid tab, Oid **trigs)
 }
 
 /*
+ * The stores of the trackings in the tracking table tt, each once, as a
+ * list of OIDs (in SPI): of table tab's trackings, or of all if tab is
+ * InvalidOid; read with tt's owner's rights if as_owner, else the caller's.
+ */
+List *
+track_tracked_stores(Oid tt, Oid tab, bool as_owner)
+{
+	Oid			type = OIDOID;
+	Datum		arg = ObjectIdGetDatum(tab);
+	List	   *stores = NIL;
+	Become		b;
+	int			rc;
+
+	if (as_owner)
+		track_become(&b, rel_owner(tt));
+	if (OidIsValid(tab))
+		rc = SPI_execute_with_args(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s "
+											"WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+											rel_qualname(tt)),
+								   1, &type, &arg, NULL, false, 0);
+	else
+		rc = SPI_execute(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s", rel_qualname(tt)),
+						 false, 0);
+	if (as_owner)
+		track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		stores = lappend_oid(stores, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	return stores;
+}
+
+/*
  * Gives every tracking trigger of the tables store tracks (every partition
  * too) an AUTO dependency on store, unless it has one (in SPI).  pg_dump
  * orders by dependencies, and pg_restore -j makes a trigger that depends on
