@@ -13,7 +13,9 @@
 # lock), reads every chunk of the segment in order (what running the core's
 # insert on the reassembled segment needs), and sets one byte in chunk 0 (the
 # filter's header: its counts change on every change) and one in another
-# chunk (the key's bucket).  Each change is its own transaction; a
+# chunk (the key's bucket; a segment of 2,000 bytes or fewer is one chunk,
+# and both bytes are in chunk 0; byte offsets wrap at the length of a short
+# value or last chunk).  Each change is its own transaction; a
 # CHECKPOINT precedes each series, so every page a change touches first pays
 # its full-page image (the worst case, as in bench/store_bench.sh).  Medians
 # of the time inside the server and of the WAL (pg_current_wal_insert_lsn
@@ -23,6 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 BYTES=${1:-185000}
 CHANGES=${2:-100}
+[[ $BYTES =~ ^[1-9][0-9]*$ && $CHANGES =~ ^[1-9][0-9]*$ ]] ||
+  { echo "usage: bench/store_chunks.sh [SEGMENT_BYTES [CHANGES]] (whole numbers from 1)" >&2; exit 2; }
 . test/lib.sh
 . test/pg_private.sh
 
@@ -58,16 +62,17 @@ BEGIN
   SELECT max(chunk) + 1 INTO nch FROM chunks WHERE seg = 0;
   FOR i IN 1 .. n LOOP
     s := (i * 37) % 100;
-    c := 1 + (i * 7919) % (nch - 1);
+    -- a segment of one chunk: its key's byte is in chunk 0 too
+    c := CASE WHEN nch > 1 THEN 1 + (i * 7919) % (nch - 1) ELSE 0 END;
     l0 := pg_current_wal_insert_lsn();
     t0 := clock_timestamp();
     IF kind = 'whole' THEN
-      UPDATE whole SET v = set_byte(v, 1000 + i, i % 256) WHERE seg = s;
+      UPDATE whole SET v = set_byte(v, (1000 + i) % length(v), i % 256) WHERE seg = s;
     ELSE
       PERFORM 1 FROM chunks WHERE seg = s AND chunk = 0 FOR UPDATE;
       SELECT string_agg(v, ''::bytea ORDER BY chunk) INTO buf FROM chunks WHERE seg = s;
-      UPDATE chunks SET v = set_byte(v, 24, i % 256) WHERE seg = s AND chunk = 0;
-      UPDATE chunks SET v = set_byte(v, i % 2000, i % 256) WHERE seg = s AND chunk = c;
+      UPDATE chunks SET v = set_byte(v, 24 % length(v), i % 256) WHERE seg = s AND chunk = 0;
+      UPDATE chunks SET v = set_byte(v, i % length(v), i % 256) WHERE seg = s AND chunk = c;
     END IF;
     ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     COMMIT;

@@ -29,37 +29,14 @@ RUNS=${3:-5}
 
 log() { printf '[store_scan %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-sides=()
-stop_all() {
-  local s
-  for s in "${sides[@]}"; do
-    eval "pp_pid=\${${s}_pid:-} pp_data=\$${s}_data pp_work=\$${s}_work"
-    pp_stop
-    if [ -n "${KEEP_WORKDIR:-}" ]; then echo "# work directory kept: $pp_work" >&2
-    else rm -rf "$pp_work"; fi
-  done
-}
-
 # start_side NAME SOURCE: builds SOURCE into a private tree, starts its server
 start_side() {
-  pp_src=$2
-  pp_pid=""
-  pp_setup "store_scan_$1"
-  trap stop_all EXIT
-  sides+=("$1")
-  eval "${1}_work=\$pp_work ${1}_data=\$pp_data ${1}_sock=\$pp_sock"
-  pp_server 'shared_buffers = 256MB' 'max_wal_size = 8GB' 'checkpoint_timeout = 1h' \
+  pp_side "$1" "$2" 'shared_buffers = 256MB' 'max_wal_size = 8GB' 'checkpoint_timeout = 1h' \
     'max_parallel_workers_per_gather = 0'
-  eval "${1}_pid=\$pp_pid"
 }
 
 # q NAME PSQL-ARGS...: psql on side NAME's server
-q() {
-  local sock
-  eval "sock=\$${1}_sock"
-  shift
-  psql -X -qAt -v ON_ERROR_STOP=1 -h "$sock" -p "$pp_port" -U postgres -d postgres "$@"
-}
+q() { pp_side_psql "$@"; }
 
 load() {
   q "$1" <<EOF >/dev/null
@@ -127,8 +104,9 @@ echo "| | before: time | before: CPU | after: time | after: CPU |"
 echo "|---|---|---|---|---|"
 printf '| `WHERE cuckoo_store_contains('"'"'bs'"'"', k)` | %.0f | %.0f | %.0f | %.0f |\n' "$bs" "$bsc" "$as" "$asc"
 printf '| `WHERE cuckoo_contains((SELECT f ...), k)` | %.0f | %.0f | %.0f | %.0f |\n' "$bo" "$boc" "$ao" "$aoc"
-printf '| ratio store / value (goal <= 1.1) | %.2f | %.2f | %.2f | %.2f |\n' \
-  "$(echo "$bs / $bo" | bc -l)" "$(echo "$bsc / $boc" | bc -l)" \
-  "$(echo "$as / $ao" | bc -l)" "$(echo "$asc / $aoc" | bc -l)"
-printf '| store: after / before | | | %.2f | %.2f |\n' \
-  "$(echo "$as / $bs" | bc -l)" "$(echo "$asc / $bsc" | bc -l)"
+# ratio A B: A / B to two places, or n/a where B is 0 (a small run can take
+# no CPU tick on one side)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
+printf '| ratio store / value (goal <= 1.1) | %s | %s | %s | %s |\n' \
+  "$(ratio "$bs" "$bo")" "$(ratio "$bsc" "$boc")" "$(ratio "$as" "$ao")" "$(ratio "$asc" "$aoc")"
+printf '| store: after / before | | | %s | %s |\n' "$(ratio "$as" "$bs")" "$(ratio "$asc" "$bsc")"

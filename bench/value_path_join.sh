@@ -41,36 +41,13 @@ MANY=${MANY:-400}
 
 log() { printf '[value_path_join %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-sides=()
-stop_all() {
-  local s
-  for s in "${sides[@]}"; do
-    eval "pp_pid=\${${s}_pid:-} pp_data=\$${s}_data pp_work=\$${s}_work"
-    pp_stop
-    if [ -n "${KEEP_WORKDIR:-}" ]; then echo "# work directory kept: $pp_work" >&2
-    else rm -rf "$pp_work"; fi
-  done
-}
-
 # start_side NAME SOURCE: builds SOURCE into a private tree, starts its server
 start_side() {
-  pp_src=$2
-  pp_pid=""
-  pp_setup "value_path_join_$1"
-  trap stop_all EXIT
-  sides+=("$1")
-  eval "${1}_work=\$pp_work ${1}_data=\$pp_data ${1}_sock=\$pp_sock"
-  pp_server 'shared_buffers = 256MB' 'max_parallel_workers_per_gather = 0'
-  eval "${1}_pid=\$pp_pid"
+  pp_side "$1" "$2" 'shared_buffers = 256MB' 'max_parallel_workers_per_gather = 0'
 }
 
 # q NAME PSQL-ARGS...: psql on side NAME's server
-q() {
-  local sock
-  eval "sock=\$${1}_sock"
-  shift
-  psql -X -qAt -v ON_ERROR_STOP=1 -h "$sock" -p "$pp_port" -U postgres -d postgres "$@"
-}
+q() { pp_side_psql "$@"; }
 
 load() {
   q "$1" <<EOF >/dev/null

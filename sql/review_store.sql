@@ -3,13 +3,7 @@
 -- stores, row-level security, and changes and probes in one statement.
 
 -- rvs_state(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION rvs_state(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION rvs_state(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 -- rvs_value(sql): the statement's first value as text, or its error
 CREATE FUNCTION rvs_value(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE

@@ -6,13 +6,7 @@
 -- another.)
 
 -- rv_state(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION rv_state(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION rv_state(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 CREATE FUNCTION pg_temp.rv_unchecked(bytea) RETURNS cuckoofilter
   LANGUAGE internal IMMUTABLE STRICT AS 'byteasend';
 

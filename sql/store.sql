@@ -5,13 +5,7 @@
 -- capacity.
 
 -- state(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION state(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION state(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 CREATE SCHEMA st;
 

@@ -6,13 +6,7 @@
 -- which must give the same segments.
 
 -- lstate(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION lstate(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION lstate(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 CREATE SCHEMA sl;
 SET max_parallel_workers_per_gather = 0;

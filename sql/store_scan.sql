@@ -7,13 +7,7 @@
 \set VERBOSITY terse
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION state(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION state(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 -- Keys 1 .. 20000 in a scrambled order, every 97th NULL.
 CREATE TABLE ss_keys (id int PRIMARY KEY, k bigint);

@@ -5,13 +5,7 @@
 -- (MERGE: track_merge.sql, 15 and later.)
 
 -- tstate(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION tstate(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION tstate(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 CREATE SCHEMA tr;
 SELECT cuckoo_store_create('tr.s', 10000) IS NOT NULL AS created;

@@ -6,13 +6,7 @@
 -- was) and through a definition it cannot serve.
 
 -- tistate(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION tistate(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION tistate(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 CREATE SCHEMA ti;
 CREATE SCHEMA "ti Odd";

@@ -7,13 +7,7 @@
 -- is missing.  (MERGE on a partitioned table: track_merge.sql, 15 and later.)
 
 -- tpstate(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION tpstate(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION tpstate(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 CREATE SCHEMA tp;
 SELECT cuckoo_store_create('tp.s', 20000) IS NOT NULL AS created;

@@ -9,13 +9,7 @@
 -- rollback, savepoints, REPEATABLE READ, NULL, not a store, no tracking.
 
 -- rb_state(sql): 'ok', or the SQLSTATE and message of its error
-CREATE FUNCTION rb_state(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION rb_state(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 CREATE SCHEMA rb;
 -- rb.differ(a, b): how many segments (the header included) of two stores differ
 CREATE FUNCTION rb.differ(a regclass, b regclass) RETURNS bigint LANGUAGE sql AS

@@ -14,13 +14,7 @@ CREATE ROLE regress_trr_other;
 CREATE ROLE regress_trr_member IN ROLE regress_trr_owner;
 GRANT USAGE, CREATE ON SCHEMA trr TO regress_trr_owner, regress_trr_other, regress_trr_member;
 -- trr.try(sql): the SQLSTATE and message of sql, or 'ok'
-CREATE FUNCTION trr.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION trr.try(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 GRANT EXECUTE ON FUNCTION trr.try(text) TO PUBLIC;
 -- trr.triggers(tab, create): drops or creates the four tracking triggers, as a dump lacks or has them
 CREATE FUNCTION trr.triggers(tab regclass, make bool) RETURNS void LANGUAGE plpgsql AS $$

@@ -8,13 +8,7 @@
 -- the store's items are exactly the rows' non-NULL values, nothing missing.
 
 -- tsstate(sql): the SQLSTATE and message of a statement that fails, 'ok' if not
-CREATE FUNCTION tsstate(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE q;
-  RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE || ': ' || SQLERRM;
-END $$;
+CREATE FUNCTION tsstate(q text) RETURNS text LANGUAGE sql AS $$ SELECT public.regress_state(q) $$;
 
 CREATE SCHEMA ts;
 SELECT cuckoo_store_create('ts.s', 10000) IS NOT NULL AS created;

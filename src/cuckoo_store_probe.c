@@ -380,6 +380,23 @@ probe_int32_cmp(const void *a, const void *b)
 }
 
 /*
+ * Copies chunk c of segment seg of store name, the bytes d of a chunk that
+ * is not the last, to its place in buf: STORE_CHUNK_BYTES of them, or the
+ * segment is damaged.
+ */
+static void
+probe_put_chunk(const char *name, int32 seg, char *buf, int32 c, Datum d)
+{
+	bytea	   *b = DatumGetByteaPP(d);
+
+	if (VARSIZE_ANY_EXHDR(b) != STORE_CHUNK_BYTES)
+		store_chunks_damaged(name, seg,
+							 psprintf("Chunk %d has %zu bytes, not %d, and is not the last.",
+									  c, VARSIZE_ANY_EXHDR(b), STORE_CHUNK_BYTES));
+	memcpy(buf + (Size) c * STORE_CHUNK_BYTES, VARDATA_ANY(b), STORE_CHUNK_BYTES);
+}
+
+/*
  * A read of segment seg of store s (1.6 layout; open, inside SPI) for a
  * probe of hash h, under the query's snapshot (read-only statements: one
  * snapshot).  One statement reads chunks 0 .. STORE_SLICE_MIN_CHUNKS - 1
@@ -476,7 +493,6 @@ probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
 	{
 		int32		c = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], td, 1, &n1));
 		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], td, 2, &n2);
-		bytea	   *b;
 
 		if (n1 || n2)
 			store_chunks_damaged(s->name, seg, "A chunk row has a NULL chunk or bytes.");
@@ -484,12 +500,7 @@ probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
 			store_chunks_damaged(s->name, seg, c < have ?
 								 psprintf("Chunk %d is there more than once.", c) :
 								 psprintf("Chunk %d is missing (the next is chunk %d).", have, c));
-		b = DatumGetByteaPP(d);
-		if (VARSIZE_ANY_EXHDR(b) != STORE_CHUNK_BYTES)
-			store_chunks_damaged(s->name, seg,
-								 psprintf("Chunk %d has %zu bytes, not %d, and is not the last.",
-										  c, VARSIZE_ANY_EXHDR(b), STORE_CHUNK_BYTES));
-		memcpy(buf + (Size) c * STORE_CHUNK_BYTES, VARDATA_ANY(b), STORE_CHUNK_BYTES);
+		probe_put_chunk(s->name, seg, buf, c, d);
 		have++;
 	}
 	if (have != STORE_SLICE_MIN_CHUNKS)
@@ -553,7 +564,6 @@ probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
 		{
 			int32		c = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], td, 1, &n1));
 			Datum		d = SPI_getbinval(SPI_tuptable->vals[i], td, 2, &n2);
-			bytea	   *b;
 
 			if (n1 || n2)
 				store_chunks_damaged(s->name, seg, "A chunk row has a NULL chunk or bytes.");
@@ -561,12 +571,7 @@ probe_chunks(Store *s, const ValueHasher *vh, int32 seg, uint64 h, bool slices,
 			if (got >= nwant || c != want[got])
 				store_chunks_damaged(s->name, seg,
 									 psprintf("Chunk %d is there more than once.", c));
-			b = DatumGetByteaPP(d);
-			if (VARSIZE_ANY_EXHDR(b) != STORE_CHUNK_BYTES)
-				store_chunks_damaged(s->name, seg,
-									 psprintf("Chunk %d has %zu bytes, not %d, and is not the last.",
-											  c, VARSIZE_ANY_EXHDR(b), STORE_CHUNK_BYTES));
-			memcpy(buf + (Size) c * STORE_CHUNK_BYTES, VARDATA_ANY(b), STORE_CHUNK_BYTES);
+			probe_put_chunk(s->name, seg, buf, c, d);
 			got++;
 		}
 		if (got < nwant)

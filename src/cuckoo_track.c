@@ -450,23 +450,12 @@ Datum
 cuckoo_track_depend_all(PG_FUNCTION_ARGS)
 {
 	Oid			tt = track_table(fcinfo);
-	List	   *stores = NIL;
+	List	   *stores;
 	ListCell   *lc;
-	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	rc = SPI_execute(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s", rel_qualname(tt)),
-					 false, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		stores = lappend_oid(stores, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-																	SPI_tuptable->tupdesc, 1, &isnull)));
-	}
+	stores = track_tracked_stores(tt, InvalidOid, false);
 	foreach(lc, stores)
 		track_depend_store(fcinfo, lfirst_oid(lc));
 	SPI_finish();

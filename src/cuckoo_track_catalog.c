@@ -335,32 +335,49 @@ track_trigger_fn_oid(FunctionCallInfo fcinfo)
 }
 
 /*
+ * Runs sql, a query of pg_trigger (in SPI; under the current snapshot if
+ * read_only, else a new one; count rows at most, 0: all) with the
+ * arguments $1 tab, $2 the trigger function and $3 the names (text[]) of
+ * the nsets sets of triggers (track_triggers, part_triggers, or both).
+ */
+static void
+trigger_query(FunctionCallInfo fcinfo, const char *sql, Oid tab,
+			  const char *const (*const sets[])[2], int nsets, bool read_only, long count)
+{
+	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
+	Datum		values[3];
+	Datum		names[2 * lengthof(track_triggers)];
+	int			n = 0;
+	int			rc;
+
+	Assert(nsets <= 2);
+	for (int j = 0; j < nsets; j++)
+		for (int i = 0; i < lengthof(track_triggers); i++)
+			names[n++] = CStringGetTextDatum(sets[j][i][0]);
+	values[0] = ObjectIdGetDatum(tab);
+	/* by OID: a name lookup would need USAGE on the extension's schema */
+	values[1] = ObjectIdGetDatum(track_trigger_fn_oid(fcinfo));
+	values[2] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
+	rc = SPI_execute_with_args(sql, 3, types, values, NULL, read_only, count);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+}
+
+/*
  * How many of the triggers set of tab call the trigger function (in SPI),
  * under the current snapshot (read_only) or a new one.
  */
 static int64
 count_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2], bool read_only)
 {
-	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
-	Datum		values[3];
-	Datum		names[lengthof(track_triggers)];
+	const char *const (*sets[1])[2] = {set};
 	bool		isnull;
-	int			rc;
 
-	for (int i = 0; i < lengthof(track_triggers); i++)
-		names[i] = CStringGetTextDatum(set[i][0]);
-	values[0] = ObjectIdGetDatum(tab);
-	/* by OID: a name lookup would need USAGE on the extension's schema */
-	values[1] = ObjectIdGetDatum(track_trigger_fn_oid(fcinfo));
-	values[2] = PointerGetDatum(construct_array(names, lengthof(track_triggers), TEXTOID,
-												-1, false, TYPALIGN_INT));
-	rc = SPI_execute_with_args("SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger "
-							   "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
-							   "AND tgfoid OPERATOR(pg_catalog.=) $2 "
-							   "AND tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3)",
-							   3, types, values, NULL, read_only, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+	trigger_query(fcinfo, "SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger "
+				  "WHERE tgrelid OPERATOR(pg_catalog.=) $1 "
+				  "AND tgfoid OPERATOR(pg_catalog.=) $2 "
+				  "AND tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3)",
+				  tab, sets, lengthof(sets), read_only, 1);
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
@@ -388,30 +405,16 @@ track_count_triggers_now(FunctionCallInfo fcinfo, Oid tab, const char *const set
 static int
 tree_triggers(FunctionCallInfo fcinfo, Oid tab, Oid **trigs)
 {
-	Oid			types[3] = {OIDOID, OIDOID, TEXTARRAYOID};
-	Datum		values[3];
-	Datum		names[2 * lengthof(track_triggers)];
-	int			rc;
+	const char *const (*sets[2])[2] = {track_triggers, part_triggers};
 	int			n;
 
-	for (int i = 0; i < lengthof(track_triggers); i++)
-	{
-		names[i] = CStringGetTextDatum(track_triggers[i][0]);
-		names[lengthof(track_triggers) + i] = CStringGetTextDatum(part_triggers[i][0]);
-	}
-	values[0] = ObjectIdGetDatum(tab);
-	values[1] = ObjectIdGetDatum(track_trigger_fn_oid(fcinfo));
-	values[2] = PointerGetDatum(construct_array(names, lengthof(names), TEXTOID,
-												-1, false, TYPALIGN_INT));
 	/* pg_partition_tree gives nothing for a table outside a partition tree */
-	rc = SPI_execute_with_args("SELECT t.oid FROM (SELECT $1::pg_catalog.regclass AS relid UNION "
-							   "SELECT p.relid FROM pg_catalog.pg_partition_tree($1) p) p "
-							   "JOIN pg_catalog.pg_trigger t ON t.tgrelid OPERATOR(pg_catalog.=) p.relid "
-							   "WHERE t.tgfoid OPERATOR(pg_catalog.=) $2 "
-							   "AND t.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3) ORDER BY 1",
-							   3, types, values, NULL, false, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading pg_trigger failed: %s", SPI_result_code_string(rc));
+	trigger_query(fcinfo, "SELECT t.oid FROM (SELECT $1::pg_catalog.regclass AS relid UNION "
+				  "SELECT p.relid FROM pg_catalog.pg_partition_tree($1) p) p "
+				  "JOIN pg_catalog.pg_trigger t ON t.tgrelid OPERATOR(pg_catalog.=) p.relid "
+				  "WHERE t.tgfoid OPERATOR(pg_catalog.=) $2 "
+				  "AND t.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY ($3) ORDER BY 1",
+				  tab, sets, lengthof(sets), false, 0);
 	n = (int) SPI_processed;
 	*trigs = palloc(sizeof(Oid) * Max(n, 1));
 	for (int i = 0; i < n; i++)
@@ -423,6 +426,44 @@ tree_triggers(FunctionCallInfo fcinfo, Oid tab, Oid **trigs)
 	}
 	SPI_freetuptable(SPI_tuptable);
 	return n;
+}
+
+/*
+ * The stores of the trackings in the tracking table tt, each once, as a
+ * list of OIDs (in SPI): of table tab's trackings, or of all if tab is
+ * InvalidOid; read with tt's owner's rights if as_owner, else the caller's.
+ */
+List *
+track_tracked_stores(Oid tt, Oid tab, bool as_owner)
+{
+	Oid			type = OIDOID;
+	Datum		arg = ObjectIdGetDatum(tab);
+	List	   *stores = NIL;
+	Become		b;
+	int			rc;
+
+	if (as_owner)
+		track_become(&b, rel_owner(tt));
+	if (OidIsValid(tab))
+		rc = SPI_execute_with_args(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s "
+											"WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+											rel_qualname(tt)),
+								   1, &type, &arg, NULL, false, 0);
+	else
+		rc = SPI_execute(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s", rel_qualname(tt)),
+						 false, 0);
+	if (as_owner)
+		track_unbecome(&b);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		stores = lappend_oid(stores, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull)));
+	}
+	return stores;
 }
 
 /*

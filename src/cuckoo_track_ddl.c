@@ -137,31 +137,13 @@ static void
 track_retrigger(FunctionCallInfo fcinfo, Oid tt, Oid tab)
 {
 	List	   *tree = find_all_inheritors(tab, ShareRowExclusiveLock, NULL);
+	List	   *stores;
 	ListCell   *lc;
-	Oid			type = OIDOID;
-	Datum		arg = ObjectIdGetDatum(tab);
-	List	   *stores = NIL;
-	Become		b;
-	int			rc;
 
 	foreach(lc, tree)
 		(void) track_create_triggers(fcinfo, lfirst_oid(lc),
 									 lfirst_oid(lc) == tab ? track_triggers : part_triggers);
-	track_become(&b, rel_owner(tt));
-	rc = SPI_execute_with_args(psprintf("SELECT DISTINCT store::pg_catalog.oid FROM %s "
-										"WHERE tab::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-										rel_qualname(tt)),
-							   1, &type, &arg, NULL, false, 0);
-	track_unbecome(&b);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		stores = lappend_oid(stores, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-																	SPI_tuptable->tupdesc, 1, &isnull)));
-	}
+	stores = track_tracked_stores(tt, tab, true);
 	foreach(lc, stores)
 		track_depend_store(fcinfo, lfirst_oid(lc));
 }

@@ -61,6 +61,7 @@ extern void track_drop_set(Oid tab, const char *const set[][2]);
 extern void track_drop_triggers(Oid tab);
 extern bool track_create_triggers(FunctionCallInfo fcinfo, Oid tab, const char *const set[][2]);
 extern bool track_making_triggers;
+extern List *track_tracked_stores(Oid tt, Oid tab, bool as_owner);
 extern void track_depend_store(FunctionCallInfo fcinfo, Oid store);
 extern void track_undepend_store(FunctionCallInfo fcinfo, Oid store, Oid tab);
 

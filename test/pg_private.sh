@@ -7,6 +7,7 @@
 #
 # A script that only wants a running server with this build calls
 #   pp_setup NAME; pp_server [SETTING ...]
+# and one that compares builds on several servers calls pp_side once for each.
 # (pp_server: pp_build_lib, pp_make_tree, pp_initdb, the settings, pp_start;
 # it exits the script if a step fails).  Tests that report each step as a
 # check call those steps one by one instead.
@@ -133,6 +134,47 @@ pp_server() {
   pp_initdb || exit 1
   [ $# -eq 0 ] || printf '%s\n' "$@" >>"$pp_data/postgresql.conf"
   pp_start postgres || exit 1
+}
+
+# pp_side NAME SOURCE [SETTING ...]: one of several private servers of a
+# script, each with the build of its own source tree (bench/store_scan.sh,
+# bench/value_path_join.sh: NAME before and after, side by side in one run):
+# pp_setup (work directory named after the script and NAME), then pp_server
+# SETTING ... with the build of SOURCE.  Sets ${NAME}_work, ${NAME}_data,
+# ${NAME}_sock and ${NAME}_pid (NAME: a shell name); on exit, pp_stop_sides
+# stops every side's server and removes its work directory (KEEP_WORKDIR=1
+# keeps them).  pp_side_psql NAME runs psql on side NAME's server.
+pp_sides=()
+pp_side() {
+  local name=$1 src=$2
+  shift 2
+  pp_src=$src
+  pp_pid=""
+  pp_setup "$(basename "$0" .sh)_$name"
+  trap pp_stop_sides EXIT
+  pp_sides+=("$name")
+  eval "${name}_work=\$pp_work ${name}_data=\$pp_data ${name}_sock=\$pp_sock"
+  pp_server "$@"
+  eval "${name}_pid=\$pp_pid"
+}
+
+pp_stop_sides() {
+  local s
+  for s in "${pp_sides[@]}"; do
+    eval "pp_pid=\${${s}_pid:-} pp_data=\$${s}_data pp_work=\$${s}_work"
+    pp_stop
+    if [ -n "${KEEP_WORKDIR:-}" ]; then echo "# work directory kept: $pp_work" >&2
+    else rm -rf "$pp_work"; fi
+  done
+}
+
+# pp_side_psql NAME PSQL-ARGS...: psql on side NAME's server, stopping at
+# the first error
+pp_side_psql() {
+  local sock
+  eval "sock=\$${1}_sock"
+  shift
+  psql -X -qAt -v ON_ERROR_STOP=1 -h "$sock" -p "$pp_port" -U postgres -d postgres "$@"
 }
 
 # pp_stop: fast shutdown, waiting for it (valgrind runs are slow to exit)

@@ -496,6 +496,16 @@ pg_restore -L "$work/late.list" -d restored_late "$work/load.dump"
 check "pg_restore with the trackings' data after the triggers" 0 "$?"
 check "trackings restored last: the stores are a rebuild's, byte for byte" "$s_restored|$sp_restored" \
   "$(q restored_late "$rows_sql")|$(q restored_late "$psrows_sql")"
+# last_trigger_while HELD TABLE: in busy, another session runs HELD in a
+# transaction it keeps open for 3 s; a second in, TABLE's last tracking
+# trigger (cuckoo_track_truncate) is created; returns once both are done
+last_trigger_while() {
+  q busy "BEGIN; $1; SELECT pg_sleep(3); COMMIT" >/dev/null &
+  local holder=$!
+  sleep 1
+  q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON $2 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
+  wait $holder
+}
 createdb busy
 q busy "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('bs', 2000);
         CREATE TABLE b1 (k bigint); CREATE TABLE b2 (k bigint);
@@ -505,11 +515,7 @@ q busy "CREATE EXTENSION cuckoo; SELECT cuckoo_store_create('bs', 2000);
 q busy "DELETE FROM b1 WHERE k = 777777; DROP TRIGGER cuckoo_track_truncate ON b2"
 check "busy: b1's OID is the lower, the deleted value 777777 is sticky" "t|t" \
   "$(q busy "SELECT 'b1'::regclass::oid < 'b2'::regclass::oid, cuckoo_store_contains('bs', 777777::bigint)")"
-q busy "BEGIN; LOCK TABLE b1 IN ROW EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT" >/dev/null &
-holder=$!
-sleep 1
-q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b2 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
-wait $holder
+last_trigger_while "LOCK TABLE b1 IN ROW EXCLUSIVE MODE" b2
 check "busy: the last trigger waited for b1's writer and rebuilt the store" "f|0|200" \
   "$(q busy "SELECT cuckoo_store_contains('bs', 777777::bigint), missing, items FROM cuckoo_store_verify('bs')")"
 # a parallel restore may create a table's last trigger while the COPY of
@@ -519,11 +525,7 @@ q busy "SELECT cuckoo_store_untrack('bs', 'b2', 'k')" >/dev/null
 q busy "SELECT cuckoo_store_add('bs', 888888::bigint)" >/dev/null
 q busy "DROP TRIGGER cuckoo_track_truncate ON b1; DELETE FROM cuckoo_store_tracking"
 check "trackings in flight: 888888, added directly, is in the store (a rebuild drops it)" t "$(q busy "SELECT cuckoo_store_contains('bs', 888888::bigint)")"
-q busy "BEGIN; INSERT INTO cuckoo_store_tracking VALUES ('bs', 'b1', 'k'); SELECT pg_sleep(3); COMMIT" >/dev/null &
-holder=$!
-sleep 1
-q busy "CREATE TRIGGER cuckoo_track_truncate BEFORE TRUNCATE ON b1 FOR EACH STATEMENT EXECUTE FUNCTION public.cuckoo_track_trigger()"
-wait $holder
+last_trigger_while "INSERT INTO cuckoo_store_tracking VALUES ('bs', 'b1', 'k')" b1
 check "trackings in flight: the last trigger waited for them and rebuilt the store" "f|0|100" \
   "$(q busy "SELECT cuckoo_store_contains('bs', 888888::bigint), missing, items FROM cuckoo_store_verify('bs')")"
 createdb many
