@@ -29,6 +29,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -360,7 +361,154 @@ typedef struct DirectStore
 	ItemPointerData *tids;
 	int32		ntids;
 	int32		captids;
+	/* fetches by a remembered index entry's TID (store_direct_fetch) */
+	struct IndexFetchTableData *fetch;
+	BlockNumber nblocks;		/* the table's, once asked; else InvalidBlockNumber */
+	struct DirectTids *tc;		/* this store's remembered TIDs */
 } DirectStore;
+
+/*
+ * The TIDs of chunk 0 rows, remembered per backend.
+ *
+ * Finding a segment's chunk 0 through the primary key descends the btree
+ * for each of the header and the segment at every commit.  A backend
+ * remembers, per store, the heap TID each chunk 0's index entry pointed to
+ * (the root of the row's HOT chain, which a HOT update keeps) and fetches
+ * the row from there next time, following the chain as an index scan
+ * would (table_index_fetch_tuple) under the same snapshot.  Nothing
+ * remembered is trusted: the row found must be visible to the snapshot and
+ * be (segment, 0) of the segment asked for, and the primary key allows one
+ * such row in a snapshot, so it is the row the index scan would have
+ * returned.  Anything else (the TID past the table's end after a TRUNCATE
+ * or a VACUUM, its line pointer reused, the row updated out of its page,
+ * which makes a new index entry) is a miss: the index scan runs and the
+ * TID it found is remembered.  A store's slots are a direct-mapped array
+ * (segment modulo its size, at most DIRECT_TIDS_MAX), a few stores are
+ * kept, the oldest replaced.
+ */
+typedef struct DirectTid
+{
+	int32		segment;		/* DIRECT_TID_NONE: empty */
+	ItemPointerData tid;
+} DirectTid;
+
+typedef struct DirectTids
+{
+	Oid			relid;
+	uint32		mask;			/* slots - 1 */
+	DirectTid  *slots;
+	DirectTid	header;
+} DirectTids;
+
+#define DIRECT_TID_NONE		PG_INT32_MIN
+#define DIRECT_TIDS_MAX		65536
+#define DIRECT_TIDS_STORES	8
+
+static MemoryContext direct_tids_cxt = NULL;
+static DirectTids direct_tids[DIRECT_TIDS_STORES];
+static int	direct_tids_next = 0;
+
+/* The remembered TIDs of store relid, or NULL. */
+static DirectTids *
+direct_tids_find(Oid relid)
+{
+	for (int i = 0; i < DIRECT_TIDS_STORES; i++)
+		if (direct_tids[i].relid == relid && direct_tids[i].slots != NULL)
+			return &direct_tids[i];
+	return NULL;
+}
+
+/* The remembered TIDs of store relid of nsegments segments (made, empty, if new). */
+static DirectTids *
+direct_tids_for(Oid relid, int32 nsegments)
+{
+	DirectTids *t = direct_tids_find(relid);
+	uint32		n = 1;
+
+	if (t != NULL)
+		return t;
+	if (direct_tids_cxt == NULL)
+		direct_tids_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo store TIDs",
+												ALLOCSET_SMALL_SIZES);
+	while (n < (uint32) Max(nsegments, 1) && n < DIRECT_TIDS_MAX)
+		n <<= 1;
+	t = &direct_tids[direct_tids_next];
+	direct_tids_next = (direct_tids_next + 1) % DIRECT_TIDS_STORES;
+	if (t->slots != NULL)
+		pfree(t->slots);
+	t->slots = NULL;
+	t->relid = relid;
+	t->mask = n - 1;
+	t->slots = MemoryContextAlloc(direct_tids_cxt, sizeof(DirectTid) * n);
+	for (uint32 i = 0; i < n; i++)
+		t->slots[i].segment = DIRECT_TID_NONE;
+	t->header.segment = DIRECT_TID_NONE;
+	return t;
+}
+
+/* The slot of segment (the header's apart) in t. */
+static DirectTid *
+direct_tid_slot(DirectTids *t, int32 segment)
+{
+	return segment == STORE_HEADER ? &t->header : &t->slots[(uint32) segment & t->mask];
+}
+
+static void
+direct_tid_remember(DirectTids *t, int32 segment, ItemPointer root)
+{
+	DirectTid  *e;
+
+	if (t == NULL)
+		return;
+	e = direct_tid_slot(t, segment);
+	e->segment = segment;
+	e->tid = *root;
+}
+
+/*
+ * Chunk 0 of `segment` under snapshot, into ds->slot, fetched from the TID
+ * remembered for it (above); false if none is remembered or the row found
+ * there is not it.
+ */
+static bool
+store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment)
+{
+	DirectTid  *e;
+	ItemPointerData tid;
+	bool		call_again = false,
+				all_dead = false,
+				n1,
+				n2;
+	Datum		seg,
+				chunk;
+
+	if (ds->tc == NULL)
+		return false;
+	e = direct_tid_slot(ds->tc, segment);
+	if (e->segment != segment)
+		return false;
+	if (ds->nblocks == InvalidBlockNumber)
+		ds->nblocks = RelationGetNumberOfBlocks(ds->rel);
+	if (ItemPointerGetBlockNumber(&e->tid) >= ds->nblocks)
+		return false;
+	if (ds->fetch == NULL)
+#if PG_VERSION_NUM >= 190000
+		ds->fetch = table_index_fetch_begin(ds->rel, SO_NONE);
+#else
+		ds->fetch = table_index_fetch_begin(ds->rel);
+#endif
+	tid = e->tid;
+	if (!table_index_fetch_tuple(ds->fetch, &tid, snapshot, ds->slot, &call_again, &all_dead))
+		return false;
+	seg = slot_getattr(ds->slot, ds->a_segment, &n1);
+	chunk = slot_getattr(ds->slot, ds->a_chunk, &n2);
+	if (n1 || n2 || DatumGetInt32(seg) != segment || DatumGetInt32(chunk) != 0)
+	{
+		ExecClearTuple(ds->slot);
+		return false;
+	}
+	return true;
+}
 
 /*
  * The store's primary key, opened (RowExclusiveLock), if rel's shape lets
@@ -463,18 +611,43 @@ store_direct_scan(DirectStore *ds, Snapshot snapshot, int32 segment, bool chunk0
 }
 
 /*
+ * The next row of scan into slot, as index_getnext_slot (an MVCC snapshot:
+ * one row a HOT chain), and *root the TID its index entry holds.
+ */
+static bool
+store_direct_next(IndexScanDesc scan, TupleTableSlot *slot, ItemPointer root)
+{
+	ItemPointer tid;
+
+	while ((tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+	{
+		ItemPointerData r = *tid;
+
+		if (index_fetch_heap(scan, slot))
+		{
+			*root = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Chunk 0 of `segment` under snapshot, into ds->slot: false if there is
- * none.  A second row is an error, as in store_read.
+ * none.  A second row is an error, as in store_read.  Its index entry's TID
+ * is remembered.
  */
 static bool
 store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 {
 	IndexScanDesc scan = store_direct_scan(ds, snapshot, segment, true);
+	ItemPointerData root;
 	bool		found = false;
 
-	if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
+	if (store_direct_next(scan, ds->slot, &root))
 	{
 		found = true;
+		direct_tid_remember(ds->tc, segment, &root);
 		/* two rows asked: a second row for the segment is an error, not a guess */
 		if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
 			ereport(ERROR,
@@ -488,22 +661,59 @@ store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 	return found;
 }
 
+static void
+store_direct_push_tid(DirectStore *ds, ItemPointer tid)
+{
+	if (ds->ntids == ds->captids)
+	{
+		ds->captids = Max(16, ds->captids * 2);
+		ds->tids = ds->tids == NULL ?
+			palloc(sizeof(ItemPointerData) * ds->captids) :
+			repalloc(ds->tids, sizeof(ItemPointerData) * ds->captids);
+	}
+	ds->tids[ds->ntids++] = *tid;
+}
+
+/* The header row's fpr, capacity and segments, from its chunk 0 in ds->slot, into s. */
+static void
+store_direct_header_cols(DirectStore *ds, Store *s)
+{
+	bool		isnull[3];
+	Datum		fpr = slot_getattr(ds->slot, ds->a_fpr, &isnull[0]);
+	Datum		cap = slot_getattr(ds->slot, ds->a_capacity, &isnull[1]);
+	Datum		nseg = slot_getattr(ds->slot, ds->a_segments, &isnull[2]);
+
+	if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
+				 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
+	s->fpr = DatumGetFloat8(fpr);
+	s->capacity = DatumGetInt64(cap);
+	s->nsegments = DatumGetInt32(nseg);
+}
+
 /*
- * The chunks of `segment` under a new snapshot (taken after its chunk 0 was
- * locked, so they are what the transaction that held the lock left), put
- * together; their TIDs in ds->tids.  NULL if there are none.
+ * The chunks of `segment` put together, their TIDs in ds->tids; NULL if
+ * there are none.  Read under snapshot, or if it is NULL under a new one
+ * (taken after the segment's chunk 0 was locked, so they are what the
+ * transaction that held the lock left).  With hdr (the header, segment -1)
+ * its columns are read into hdr, and *root is set to its chunk 0's index
+ * entry's TID.
  */
 static CuckooFilter *
-store_direct_read(DirectStore *ds, int32 segment)
+store_direct_read(DirectStore *ds, int32 segment, Snapshot snapshot, Store *hdr,
+				  ItemPointer root)
 {
-	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	IndexScanDesc scan = store_direct_scan(ds, snapshot, segment, false);
+	Snapshot	snap = snapshot != NULL ? snapshot : RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = store_direct_scan(ds, snap, segment, false);
 	StoreAsm	a;
+	ItemPointerData r;
 
 	store_asm_start(&a, ds->name, segment, CurrentMemoryContext);
 	ds->segment = segment;
 	ds->ntids = 0;
-	while (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
+	while (store_direct_next(scan, ds->slot, &r))
 	{
 		bool		n1,
 					n2;
@@ -511,30 +721,56 @@ store_direct_read(DirectStore *ds, int32 segment)
 		Datum		b = slot_getattr(ds->slot, ds->a_bytes, &n2);
 
 		store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
-		if (ds->ntids == ds->captids)
+		if (ds->ntids == 0 && hdr != NULL)
 		{
-			ds->captids = Max(16, ds->captids * 2);
-			ds->tids = ds->tids == NULL ?
-				palloc(sizeof(ItemPointerData) * ds->captids) :
-				repalloc(ds->tids, sizeof(ItemPointerData) * ds->captids);
+			store_direct_header_cols(ds, hdr);
+			*root = r;
 		}
-		ds->tids[ds->ntids++] = ds->slot->tts_tid;
+		store_direct_push_tid(ds, &ds->slot->tts_tid);
 	}
 	index_endscan(scan);
-	UnregisterSnapshot(snapshot);
+	if (snapshot == NULL)
+		UnregisterSnapshot(snap);
 	ExecClearTuple(ds->slot);
 	return store_asm_finish(&a);
 }
 
 /*
+ * The segment whose chunk 0 is in ds->slot, if that chunk is all of it
+ * (shorter than STORE_CHUNK_BYTES: the last), its TID in ds->tids; NULL if
+ * the segment has more chunks (store_direct_read reads them).
+ */
+static CuckooFilter *
+store_direct_whole(DirectStore *ds, int32 segment)
+{
+	StoreAsm	a;
+	bool		isnull;
+	Datum		b = slot_getattr(ds->slot, ds->a_bytes, &isnull);
+
+	store_asm_start(&a, ds->name, segment, CurrentMemoryContext);
+	store_asm_add(&a, 0, false, b, isnull);
+	if (a.last == STORE_CHUNK_BYTES)
+	{
+		pfree(store_asm_finish(&a));
+		return NULL;
+	}
+	ds->segment = segment;
+	ds->ntids = 0;
+	store_direct_push_tid(ds, &ds->slot->tts_tid);
+	return store_asm_finish(&a);
+}
+
+/*
  * Locks chunk 0 of `segment` in its newest version (waiting for a
- * transaction that changes it); false if there is no such row (as a SELECT
- * ... FOR UPDATE under READ COMMITTED finds none).
+ * transaction that changes it), found from its remembered TID or else
+ * through the primary key; false if there is no such row (as a SELECT ...
+ * FOR UPDATE under READ COMMITTED finds none).  The version locked stays in
+ * ds->slot.
  */
 static bool
 store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 {
-	for (;;)
+	for (bool first = true;; first = false)
 	{
 		ItemPointerData tid;
 		TM_FailureData tmfd;
@@ -542,7 +778,8 @@ store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 		bool		isnull,
 					isnull2;
 
-		if (!store_direct_find(ds, snapshot, segment))
+		if (!(first && store_direct_fetch(ds, snapshot, segment)) &&
+			!store_direct_find(ds, snapshot, segment))
 			return false;
 		tid = ds->slot->tts_tid;
 		ExecClearTuple(ds->slot);
@@ -561,7 +798,6 @@ store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 							 errmsg("segment %d of cuckoo store \"%s\" was renumbered concurrently",
 									segment, ds->name)));
-				ExecClearTuple(ds->slot);
 				return true;
 			case TM_Deleted:
 				/* deleted since: look again, under a new snapshot */
@@ -661,7 +897,12 @@ store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool ins
 		pfree(repl);
 	}
 	if (index_it)
+	{
 		store_direct_index_insert(ds, tup, chunk);
+		/* out of its HOT chain: the new index entry's TID */
+		if (chunk == 0)
+			direct_tid_remember(ds->tc, ds->segment, &tup->t_self);
+	}
 	heap_freetuple(tup);
 	pfree(b);
 }
@@ -708,7 +949,6 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	CuckooFilter *hv;
 	int			k,
 				nremove;
-	bool		isnull[3];
 
 	/*
 	 * Too many changes, or a transaction made read-only since its writes
@@ -741,37 +981,36 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	CommandCounterIncrement();
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	ds.slot = table_slot_create(ds.rel, NULL);
-	if (!store_direct_find(&ds, snapshot, STORE_HEADER))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
-						s.name)));
+	ds.nblocks = InvalidBlockNumber;
+	ds.tc = direct_tids_find(relid);
+	hv = NULL;
+	if (store_direct_fetch(&ds, snapshot, STORE_HEADER))
 	{
-		Datum		fpr = slot_getattr(ds.slot, ds.a_fpr, &isnull[0]);
-		Datum		cap = slot_getattr(ds.slot, ds.a_capacity, &isnull[1]);
-		Datum		nseg = slot_getattr(ds.slot, ds.a_segments, &isnull[2]);
+		store_direct_header_cols(&ds, &s);
+		hv = store_direct_whole(&ds, STORE_HEADER);
+		ExecClearTuple(ds.slot);
+	}
+	if (hv == NULL)
+	{
+		ItemPointerData root;
 
-		if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
+		hv = store_direct_read(&ds, STORE_HEADER, snapshot, &s, &root);
+		if (hv == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cuckoo store \"%s\" has a damaged header row", s.name),
-					 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
-		s.fpr = DatumGetFloat8(fpr);
-		s.capacity = DatumGetInt64(cap);
-		s.nsegments = DatumGetInt32(nseg);
+					 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+							s.name)));
+		if (ds.tc == NULL)
+			ds.tc = direct_tids_for(relid, s.nsegments);
+		direct_tid_remember(ds.tc, STORE_HEADER, &root);
 	}
-	ExecClearTuple(ds.slot);
-	hv = store_direct_read(&ds, STORE_HEADER);
-	if (hv == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
-						s.name)));
 	s.header = hv;
 	filter_open(&s.hcf, s.header);
 	if (cf_kind_of(&s.hcf) == CF_KIND_ANY)
 	{
 		/* the first value's family is recorded under the header's lock: SQL */
+		if (ds.fetch != NULL)
+			table_index_fetch_end(ds.fetch);
 		ExecDropSingleTupleTableSlot(ds.slot);
 		UnregisterSnapshot(snapshot);
 		index_close(ds.index, RowExclusiveLock);
@@ -795,8 +1034,12 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		cf_filter	cf;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!store_direct_lock(&ds, snapshot, seg) ||
-			(v = store_direct_read(&ds, seg)) == NULL)
+		if (!store_direct_lock(&ds, snapshot, seg))
+			store_missing_segment(&s, seg);
+		/* one chunk: the version locked; more: read after the lock */
+		v = store_direct_whole(&ds, seg);
+		ExecClearTuple(ds.slot);
+		if (v == NULL && (v = store_direct_read(&ds, seg, NULL, NULL, NULL)) == NULL)
 			store_missing_segment(&s, seg);
 		held_len = CUCKOO_BYTES_LEN(v);
 		held = palloc(Max(held_len, 1));
@@ -810,6 +1053,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	}
 	CommandCounterIncrement();
 	pfree(items);
+	if (ds.fetch != NULL)
+		table_index_fetch_end(ds.fetch);
 	ExecDropSingleTupleTableSlot(ds.slot);
 	UnregisterSnapshot(snapshot);
 	index_close(ds.index, RowExclusiveLock);
