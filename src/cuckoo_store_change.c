@@ -832,70 +832,54 @@ store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
 						ds->ii);
 }
 
-/* store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes p[0 .. n-1]. */
+/*
+ * store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes
+ * p[0 .. n-1].  The row is made anew, (segment, chunk, bytes) and NULL
+ * elsewhere, as every segment's chunk row is (the header-only columns are
+ * the header row's; a dropped column is NULL in a new row).
+ */
 static void
 store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool insert)
 {
 	DirectStore *ds = arg;
 	TupleDesc	desc = RelationGetDescr(ds->rel);
 	bytea	   *b = palloc(VARHDRSZ + n);
+	Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
+	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
 	HeapTuple	tup;
 	bool		index_it;
 
 	SET_VARSIZE(b, VARHDRSZ + n);
 	memcpy(VARDATA(b), p, n);
+	memset(nulls, true, sizeof(bool) * desc->natts);
+	values[ds->a_segment - 1] = Int32GetDatum(ds->segment);
+	nulls[ds->a_segment - 1] = false;
+	values[ds->a_chunk - 1] = Int32GetDatum(chunk);
+	nulls[ds->a_chunk - 1] = false;
+	values[ds->a_bytes - 1] = PointerGetDatum(b);
+	nulls[ds->a_bytes - 1] = false;
+	tup = heap_form_tuple(desc, values, nulls);
 	if (insert)
 	{
-		Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
-		bool	   *nulls = palloc(sizeof(bool) * desc->natts);
-
-		memset(nulls, true, sizeof(bool) * desc->natts);
-		values[ds->a_segment - 1] = Int32GetDatum(ds->segment);
-		nulls[ds->a_segment - 1] = false;
-		values[ds->a_chunk - 1] = Int32GetDatum(chunk);
-		nulls[ds->a_chunk - 1] = false;
-		values[ds->a_bytes - 1] = PointerGetDatum(b);
-		nulls[ds->a_bytes - 1] = false;
-		tup = heap_form_tuple(desc, values, nulls);
 		simple_heap_insert(ds->rel, tup);
 		index_it = true;
-		pfree(values);
-		pfree(nulls);
 	}
 	else
 	{
-		Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
-		bool	   *nulls = palloc0(sizeof(bool) * desc->natts);
-		bool	   *repl = palloc0(sizeof(bool) * desc->natts);
-		bool		should_free;
-		HeapTuple	old;
 		ItemPointerData tid = ds->tids[chunk];
 
-		if (!table_tuple_fetch_row_version(ds->rel, &tid, SnapshotAny, ds->slot))
-			elog(ERROR, "chunk %d of segment %d of cuckoo store \"%s\" vanished",
-				 chunk, ds->segment, ds->name);
-		old = ExecFetchSlotHeapTuple(ds->slot, false, &should_free);
-		values[ds->a_bytes - 1] = PointerGetDatum(b);
-		repl[ds->a_bytes - 1] = true;
-		tup = heap_modify_tuple(old, desc, values, nulls, repl);
 #if PG_VERSION_NUM >= 160000
-		{
-			TU_UpdateIndexes upd;
+		TU_UpdateIndexes upd;
 
-			simple_heap_update(ds->rel, &tid, tup, &upd);
-			index_it = upd == TU_All;
-		}
+		simple_heap_update(ds->rel, &tid, tup, &upd);
+		index_it = upd == TU_All;
 #else
 		simple_heap_update(ds->rel, &tid, tup);
 		index_it = !HeapTupleIsHeapOnly(tup);
 #endif
-		ExecClearTuple(ds->slot);
-		if (should_free)
-			heap_freetuple(old);
-		pfree(values);
-		pfree(nulls);
-		pfree(repl);
 	}
+	pfree(values);
+	pfree(nulls);
 	if (index_it)
 	{
 		store_direct_index_insert(ds, tup, chunk);
