@@ -335,10 +335,12 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * transaction that holds it), the segment's chunks read under a snapshot
  * taken after the lock, the chunks whose bytes changed updated (a key's
  * index entry made when the update is not HOT), chunks a grown segment
- * gains inserted and indexed.  The role must hold SELECT and UPDATE on the
- * store table itself (a grant of its columns only takes the SQL path,
- * which checks them) and USAGE on its schema (the statements name the
- * store).  Any other store, and a store still in the layout of 1.3 to 1.5,
+ * gains inserted and indexed (a one-chunk segment is the version locked;
+ * rows are found from TIDs remembered per backend, below).  The role holds
+ * SELECT and UPDATE on the store table itself and USAGE on its schema (the
+ * statements name the store): the commit checked them for every owner
+ * queued (pending_check_roles), as the statements would have.  Any other
+ * store, and a store still in the layout of 1.3 to 1.5,
  * takes the SQL path, which does all of this through the statements.
  */
 
@@ -941,10 +943,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	 */
 	if (n > PG_INT32_MAX / 2 || XactReadOnly)
 		return false;
-	if (get_rel_relkind(relid) != RELKIND_RELATION ||
-		pg_class_aclcheck(relid, role, ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK ||
-		!cuckoo_store_schema_usage(relid, role))
+	/* role's SELECT, UPDATE and schema USAGE: checked by the caller (cuckoo_store.h) */
+	if (get_rel_relkind(relid) != RELKIND_RELATION)
 		return false;
 	store_check_no_children(relid);
 	memset(&ds, 0, sizeof(ds));

@@ -151,9 +151,14 @@ static TrackCacheEntry *track_cache = NULL;
 static int	track_cache_n = 0;
 static uint64 track_cache_generation = 0;
 
+/* the tracking table of the trigger function track_tt_fn (InvalidOid: none yet) */
+static Oid	track_tt_fn = InvalidOid;
+static Oid	track_tt = InvalidOid;
+
 static void
 track_cache_callback(Datum arg, Oid relid)
 {
+	track_tt_fn = InvalidOid;
 	track_cache = NULL;
 	track_cache_n = 0;
 	track_cache_generation++;
@@ -343,7 +348,14 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 		((td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
 		 (td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0)))
 		return PointerGetDatum(NULL);
-	tt = track_table(fcinfo);
+	/* the tracking table, cached as the trackings are (moved or renamed: an invalidation) */
+	track_cache_setup();
+	if (fcinfo->flinfo->fn_oid != track_tt_fn)
+	{
+		track_tt = track_table(fcinfo);
+		track_tt_fn = fcinfo->flinfo->fn_oid;
+	}
+	tt = track_tt;
 	owner = td->tg_relation->rd_rel->relowner;
 
 	/* SQL: TRUNCATE's read of the table (and a trackings read not cached) */
