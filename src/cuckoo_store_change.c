@@ -385,30 +385,35 @@ typedef struct DirectStore
  * or a VACUUM, its line pointer reused, the row updated out of its page,
  * which makes a new index entry) is a miss: the index scan runs and the
  * TID it found is remembered.  A store's slots are a direct-mapped array
- * (segment modulo its size, at most DIRECT_TIDS_MAX), a few stores are
- * kept, the oldest replaced.
+ * (segment modulo its size, at most DIRECT_TIDS_MAX, all stores' together
+ * at most DIRECT_TIDS_BUDGET bytes), DIRECT_TIDS_STORES stores are kept,
+ * the oldest replaced.
  */
 typedef struct DirectTid
 {
-	int32		segment;		/* DIRECT_TID_NONE: empty */
+	int32		segment;
+	uint32		gen;			/* valid while it is its store's gen */
 	ItemPointerData tid;
 } DirectTid;
 
 typedef struct DirectTids
 {
-	Oid			relid;
-	uint32		mask;			/* slots - 1 */
+	Oid			relid;			/* InvalidOid: free */
+	uint32		mask;			/* slots used - 1 */
+	uint32		cap;			/* slots allocated */
+	uint32		gen;			/* the current generation, >= 1 */
 	DirectTid  *slots;
 	DirectTid	header;
 } DirectTids;
 
-#define DIRECT_TID_NONE		PG_INT32_MIN
 #define DIRECT_TIDS_MAX		65536
-#define DIRECT_TIDS_STORES	8
+#define DIRECT_TIDS_STORES	32
+#define DIRECT_TIDS_BUDGET	((Size) 4 * 1024 * 1024)	/* bytes, all stores */
 
 static MemoryContext direct_tids_cxt = NULL;
 static DirectTids direct_tids[DIRECT_TIDS_STORES];
 static int	direct_tids_next = 0;
+static Size direct_tids_bytes = 0;	/* allocated, all stores */
 
 /* The remembered TIDs of store relid, or NULL. */
 static DirectTids *
@@ -420,7 +425,12 @@ direct_tids_find(Oid relid)
 	return NULL;
 }
 
-/* The remembered TIDs of store relid of nsegments segments (made, empty, if new). */
+/*
+ * The remembered TIDs of store relid of nsegments segments, made (empty) if
+ * new in the oldest place: its array is kept and emptied by a new
+ * generation, so stores written in turn, more than there are places, cost
+ * no allocation or clearing.
+ */
 static DirectTids *
 direct_tids_for(Oid relid, int32 nsegments)
 {
@@ -432,19 +442,34 @@ direct_tids_for(Oid relid, int32 nsegments)
 	if (direct_tids_cxt == NULL)
 		direct_tids_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo store TIDs",
 												ALLOCSET_SMALL_SIZES);
-	while (n < (uint32) Max(nsegments, 1) && n < DIRECT_TIDS_MAX)
-		n <<= 1;
 	t = &direct_tids[direct_tids_next];
 	direct_tids_next = (direct_tids_next + 1) % DIRECT_TIDS_STORES;
-	if (t->slots != NULL)
-		pfree(t->slots);
-	t->slots = NULL;
-	t->relid = relid;
+	t->relid = InvalidOid;
+	while (n < (uint32) Max(nsegments, 1) && n < DIRECT_TIDS_MAX &&
+		   direct_tids_bytes - sizeof(DirectTid) * t->cap + sizeof(DirectTid) * n * 2 <=
+		   DIRECT_TIDS_BUDGET)
+		n <<= 1;
+	if (t->slots == NULL || t->cap < n)
+	{
+		if (t->slots != NULL)
+			pfree(t->slots);
+		direct_tids_bytes -= sizeof(DirectTid) * t->cap;
+		t->slots = NULL;
+		t->cap = 0;
+		t->slots = MemoryContextAllocZero(direct_tids_cxt, sizeof(DirectTid) * n);
+		t->cap = n;
+		direct_tids_bytes += sizeof(DirectTid) * n;
+		t->gen = 0;
+	}
+	if (++t->gen == 0)
+	{
+		/* gone round: every slot made empty once */
+		memset(t->slots, 0, sizeof(DirectTid) * t->cap);
+		t->gen = 1;
+	}
 	t->mask = n - 1;
-	t->slots = MemoryContextAlloc(direct_tids_cxt, sizeof(DirectTid) * n);
-	for (uint32 i = 0; i < n; i++)
-		t->slots[i].segment = DIRECT_TID_NONE;
-	t->header.segment = DIRECT_TID_NONE;
+	t->header.gen = 0;
+	t->relid = relid;
 	return t;
 }
 
@@ -464,6 +489,7 @@ direct_tid_remember(DirectTids *t, int32 segment, ItemPointer root)
 		return;
 	e = direct_tid_slot(t, segment);
 	e->segment = segment;
+	e->gen = t->gen;
 	e->tid = *root;
 }
 
@@ -487,7 +513,7 @@ store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment)
 	if (ds->tc == NULL)
 		return false;
 	e = direct_tid_slot(ds->tc, segment);
-	if (e->segment != segment)
+	if (e->gen != ds->tc->gen || e->segment != segment)
 		return false;
 	if (ds->nblocks == InvalidBlockNumber)
 		ds->nblocks = RelationGetNumberOfBlocks(ds->rel);
