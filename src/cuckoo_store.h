@@ -54,14 +54,14 @@ extern void cuckoo_store_check_shape(FunctionCallInfo fcinfo, Oid relid);
 /*
  * cuckoo_store_apply(..., latest), for the commit, without SQL: the store's
  * rows read through its primary key and its segments locked and updated by
- * the heap's functions, under the newest snapshot.  Role must hold SELECT
- * and UPDATE on the store table; nothing runs as anyone (no SQL, no
- * function but the int4 key's comparisons), so the caller needs no user
- * or search_path switch for it.  Returns false, having done nothing, for a
- * store it does not take (one that is not exactly what
- * cuckoo_store_create makes, one with no value family yet, a role without
- * both privileges on the table or without USAGE on its schema):
- * cuckoo_store_apply does those.
+ * the heap's functions, under the newest snapshot.  The caller has checked
+ * that role holds SELECT and UPDATE on the store table and USAGE on its
+ * schema (the commit's pending_check_roles raises 42501 otherwise); nothing
+ * runs as anyone (no SQL, no function but the int4 key's comparisons), so
+ * the caller needs no user or search_path switch for it.  Returns false,
+ * having done nothing, for a store it does not take (one that is not
+ * exactly what cuckoo_store_create makes, one with no value family yet,
+ * a transaction made read-only): cuckoo_store_apply does those.
  */
 extern bool cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role,
 									  const ValueHasher *vh,

@@ -29,6 +29,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -334,10 +335,12 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
  * transaction that holds it), the segment's chunks read under a snapshot
  * taken after the lock, the chunks whose bytes changed updated (a key's
  * index entry made when the update is not HOT), chunks a grown segment
- * gains inserted and indexed.  The role must hold SELECT and UPDATE on the
- * store table itself (a grant of its columns only takes the SQL path,
- * which checks them) and USAGE on its schema (the statements name the
- * store).  Any other store, and a store still in the layout of 1.3 to 1.5,
+ * gains inserted and indexed (a one-chunk segment is the version locked;
+ * rows are found from TIDs remembered per backend, below).  The role holds
+ * SELECT and UPDATE on the store table itself and USAGE on its schema (the
+ * statements name the store): the commit checked them for every owner
+ * queued (pending_check_roles), as the statements would have.  Any other
+ * store, and a store still in the layout of 1.3 to 1.5,
  * takes the SQL path, which does all of this through the statements.
  */
 
@@ -360,7 +363,180 @@ typedef struct DirectStore
 	ItemPointerData *tids;
 	int32		ntids;
 	int32		captids;
+	/* fetches by a remembered index entry's TID (store_direct_fetch) */
+	struct IndexFetchTableData *fetch;
+	BlockNumber nblocks;		/* the table's, once asked; else InvalidBlockNumber */
+	struct DirectTids *tc;		/* this store's remembered TIDs */
 } DirectStore;
+
+/*
+ * The TIDs of chunk 0 rows, remembered per backend.
+ *
+ * Finding a segment's chunk 0 through the primary key descends the btree
+ * for each of the header and the segment at every commit.  A backend
+ * remembers, per store, the heap TID each chunk 0's index entry pointed to
+ * (the root of the row's HOT chain, which a HOT update keeps) and fetches
+ * the row from there next time, following the chain as an index scan
+ * would (table_index_fetch_tuple) under the same snapshot.  Nothing
+ * remembered is trusted: the row found must be visible to the snapshot and
+ * be (segment, 0) of the segment asked for, and the primary key allows one
+ * such row in a snapshot, so it is the row the index scan would have
+ * returned.  Anything else (the TID past the table's end after a TRUNCATE
+ * or a VACUUM, its line pointer reused, the row updated out of its page,
+ * which makes a new index entry) is a miss: the index scan runs and the
+ * TID it found is remembered.  A store's slots are a direct-mapped array
+ * (segment modulo its size, at most DIRECT_TIDS_MAX, all stores' together
+ * at most DIRECT_TIDS_BUDGET bytes), DIRECT_TIDS_STORES stores are kept,
+ * the oldest replaced.
+ */
+typedef struct DirectTid
+{
+	int32		segment;
+	uint32		gen;			/* valid while it is its store's gen */
+	ItemPointerData tid;
+} DirectTid;
+
+typedef struct DirectTids
+{
+	Oid			relid;			/* InvalidOid: free */
+	uint32		mask;			/* slots used - 1 */
+	uint32		cap;			/* slots allocated */
+	uint32		gen;			/* the current generation, >= 1 */
+	DirectTid  *slots;
+	DirectTid	header;
+} DirectTids;
+
+#define DIRECT_TIDS_MAX		65536
+#define DIRECT_TIDS_STORES	32
+#define DIRECT_TIDS_BUDGET	((Size) 4 * 1024 * 1024)	/* bytes, all stores */
+
+static MemoryContext direct_tids_cxt = NULL;
+static DirectTids direct_tids[DIRECT_TIDS_STORES];
+static int	direct_tids_next = 0;
+static Size direct_tids_bytes = 0;	/* allocated, all stores */
+
+/* The remembered TIDs of store relid, or NULL. */
+static DirectTids *
+direct_tids_find(Oid relid)
+{
+	for (int i = 0; i < DIRECT_TIDS_STORES; i++)
+		if (direct_tids[i].relid == relid && direct_tids[i].slots != NULL)
+			return &direct_tids[i];
+	return NULL;
+}
+
+/*
+ * The remembered TIDs of store relid of nsegments segments, made (empty) if
+ * new in the oldest place: its array is kept and emptied by a new
+ * generation, so stores written in turn, more than there are places, cost
+ * no allocation or clearing.
+ */
+static DirectTids *
+direct_tids_for(Oid relid, int32 nsegments)
+{
+	DirectTids *t = direct_tids_find(relid);
+	uint32		n = 1;
+
+	if (t != NULL)
+		return t;
+	if (direct_tids_cxt == NULL)
+		direct_tids_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo store TIDs",
+												ALLOCSET_SMALL_SIZES);
+	t = &direct_tids[direct_tids_next];
+	direct_tids_next = (direct_tids_next + 1) % DIRECT_TIDS_STORES;
+	t->relid = InvalidOid;
+	while (n < (uint32) Max(nsegments, 1) && n < DIRECT_TIDS_MAX &&
+		   direct_tids_bytes - sizeof(DirectTid) * t->cap + sizeof(DirectTid) * n * 2 <=
+		   DIRECT_TIDS_BUDGET)
+		n <<= 1;
+	if (t->slots == NULL || t->cap < n)
+	{
+		if (t->slots != NULL)
+			pfree(t->slots);
+		direct_tids_bytes -= sizeof(DirectTid) * t->cap;
+		t->slots = NULL;
+		t->cap = 0;
+		t->slots = MemoryContextAllocZero(direct_tids_cxt, sizeof(DirectTid) * n);
+		t->cap = n;
+		direct_tids_bytes += sizeof(DirectTid) * n;
+		t->gen = 0;
+	}
+	if (++t->gen == 0)
+	{
+		/* gone round: every slot made empty once */
+		memset(t->slots, 0, sizeof(DirectTid) * t->cap);
+		t->gen = 1;
+	}
+	t->mask = n - 1;
+	t->header.gen = 0;
+	t->relid = relid;
+	return t;
+}
+
+/* The slot of segment (the header's apart) in t. */
+static DirectTid *
+direct_tid_slot(DirectTids *t, int32 segment)
+{
+	return segment == STORE_HEADER ? &t->header : &t->slots[(uint32) segment & t->mask];
+}
+
+static void
+direct_tid_remember(DirectTids *t, int32 segment, ItemPointer root)
+{
+	DirectTid  *e;
+
+	if (t == NULL)
+		return;
+	e = direct_tid_slot(t, segment);
+	e->segment = segment;
+	e->gen = t->gen;
+	e->tid = *root;
+}
+
+/*
+ * Chunk 0 of `segment` under snapshot, into ds->slot, fetched from the TID
+ * remembered for it (above); false if none is remembered or the row found
+ * there is not it.
+ */
+static bool
+store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment)
+{
+	DirectTid  *e;
+	ItemPointerData tid;
+	bool		call_again = false,
+				all_dead = false,
+				n1,
+				n2;
+	Datum		seg,
+				chunk;
+
+	if (ds->tc == NULL)
+		return false;
+	e = direct_tid_slot(ds->tc, segment);
+	if (e->gen != ds->tc->gen || e->segment != segment)
+		return false;
+	if (ds->nblocks == InvalidBlockNumber)
+		ds->nblocks = RelationGetNumberOfBlocks(ds->rel);
+	if (ItemPointerGetBlockNumber(&e->tid) >= ds->nblocks)
+		return false;
+	if (ds->fetch == NULL)
+#if PG_VERSION_NUM >= 190000
+		ds->fetch = table_index_fetch_begin(ds->rel, SO_NONE);
+#else
+		ds->fetch = table_index_fetch_begin(ds->rel);
+#endif
+	tid = e->tid;
+	if (!table_index_fetch_tuple(ds->fetch, &tid, snapshot, ds->slot, &call_again, &all_dead))
+		return false;
+	seg = slot_getattr(ds->slot, ds->a_segment, &n1);
+	chunk = slot_getattr(ds->slot, ds->a_chunk, &n2);
+	if (n1 || n2 || DatumGetInt32(seg) != segment || DatumGetInt32(chunk) != 0)
+	{
+		ExecClearTuple(ds->slot);
+		return false;
+	}
+	return true;
+}
 
 /*
  * The store's primary key, opened (RowExclusiveLock), if rel's shape lets
@@ -463,18 +639,43 @@ store_direct_scan(DirectStore *ds, Snapshot snapshot, int32 segment, bool chunk0
 }
 
 /*
+ * The next row of scan into slot, as index_getnext_slot (an MVCC snapshot:
+ * one row a HOT chain), and *root the TID its index entry holds.
+ */
+static bool
+store_direct_next(IndexScanDesc scan, TupleTableSlot *slot, ItemPointer root)
+{
+	ItemPointer tid;
+
+	while ((tid = index_getnext_tid(scan, ForwardScanDirection)) != NULL)
+	{
+		ItemPointerData r = *tid;
+
+		if (index_fetch_heap(scan, slot))
+		{
+			*root = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Chunk 0 of `segment` under snapshot, into ds->slot: false if there is
- * none.  A second row is an error, as in store_read.
+ * none.  A second row is an error, as in store_read.  Its index entry's TID
+ * is remembered.
  */
 static bool
 store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 {
 	IndexScanDesc scan = store_direct_scan(ds, snapshot, segment, true);
+	ItemPointerData root;
 	bool		found = false;
 
-	if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
+	if (store_direct_next(scan, ds->slot, &root))
 	{
 		found = true;
+		direct_tid_remember(ds->tc, segment, &root);
 		/* two rows asked: a second row for the segment is an error, not a guess */
 		if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
 			ereport(ERROR,
@@ -488,22 +689,59 @@ store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 	return found;
 }
 
+static void
+store_direct_push_tid(DirectStore *ds, ItemPointer tid)
+{
+	if (ds->ntids == ds->captids)
+	{
+		ds->captids = Max(16, ds->captids * 2);
+		ds->tids = ds->tids == NULL ?
+			palloc(sizeof(ItemPointerData) * ds->captids) :
+			repalloc(ds->tids, sizeof(ItemPointerData) * ds->captids);
+	}
+	ds->tids[ds->ntids++] = *tid;
+}
+
+/* The header row's fpr, capacity and segments, from its chunk 0 in ds->slot, into s. */
+static void
+store_direct_header_cols(DirectStore *ds, Store *s)
+{
+	bool		isnull[3];
+	Datum		fpr = slot_getattr(ds->slot, ds->a_fpr, &isnull[0]);
+	Datum		cap = slot_getattr(ds->slot, ds->a_capacity, &isnull[1]);
+	Datum		nseg = slot_getattr(ds->slot, ds->a_segments, &isnull[2]);
+
+	if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
+				 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
+	s->fpr = DatumGetFloat8(fpr);
+	s->capacity = DatumGetInt64(cap);
+	s->nsegments = DatumGetInt32(nseg);
+}
+
 /*
- * The chunks of `segment` under a new snapshot (taken after its chunk 0 was
- * locked, so they are what the transaction that held the lock left), put
- * together; their TIDs in ds->tids.  NULL if there are none.
+ * The chunks of `segment` put together, their TIDs in ds->tids; NULL if
+ * there are none.  Read under snapshot, or if it is NULL under a new one
+ * (taken after the segment's chunk 0 was locked, so they are what the
+ * transaction that held the lock left).  With hdr (the header, segment -1)
+ * its columns are read into hdr, and *root is set to its chunk 0's index
+ * entry's TID.
  */
 static CuckooFilter *
-store_direct_read(DirectStore *ds, int32 segment)
+store_direct_read(DirectStore *ds, int32 segment, Snapshot snapshot, Store *hdr,
+				  ItemPointer root)
 {
-	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	IndexScanDesc scan = store_direct_scan(ds, snapshot, segment, false);
+	Snapshot	snap = snapshot != NULL ? snapshot : RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = store_direct_scan(ds, snap, segment, false);
 	StoreAsm	a;
+	ItemPointerData r;
 
 	store_asm_start(&a, ds->name, segment, CurrentMemoryContext);
 	ds->segment = segment;
 	ds->ntids = 0;
-	while (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
+	while (store_direct_next(scan, ds->slot, &r))
 	{
 		bool		n1,
 					n2;
@@ -511,30 +749,56 @@ store_direct_read(DirectStore *ds, int32 segment)
 		Datum		b = slot_getattr(ds->slot, ds->a_bytes, &n2);
 
 		store_asm_add(&a, n1 ? 0 : DatumGetInt32(c), n1, b, n2);
-		if (ds->ntids == ds->captids)
+		if (ds->ntids == 0 && hdr != NULL)
 		{
-			ds->captids = Max(16, ds->captids * 2);
-			ds->tids = ds->tids == NULL ?
-				palloc(sizeof(ItemPointerData) * ds->captids) :
-				repalloc(ds->tids, sizeof(ItemPointerData) * ds->captids);
+			store_direct_header_cols(ds, hdr);
+			*root = r;
 		}
-		ds->tids[ds->ntids++] = ds->slot->tts_tid;
+		store_direct_push_tid(ds, &ds->slot->tts_tid);
 	}
 	index_endscan(scan);
-	UnregisterSnapshot(snapshot);
+	if (snapshot == NULL)
+		UnregisterSnapshot(snap);
 	ExecClearTuple(ds->slot);
 	return store_asm_finish(&a);
 }
 
 /*
+ * The segment whose chunk 0 is in ds->slot, if that chunk is all of it
+ * (shorter than STORE_CHUNK_BYTES: the last), its TID in ds->tids; NULL if
+ * the segment has more chunks (store_direct_read reads them).
+ */
+static CuckooFilter *
+store_direct_whole(DirectStore *ds, int32 segment)
+{
+	StoreAsm	a;
+	bool		isnull;
+	Datum		b = slot_getattr(ds->slot, ds->a_bytes, &isnull);
+
+	store_asm_start(&a, ds->name, segment, CurrentMemoryContext);
+	store_asm_add(&a, 0, false, b, isnull);
+	if (a.last == STORE_CHUNK_BYTES)
+	{
+		pfree(store_asm_finish(&a));
+		return NULL;
+	}
+	ds->segment = segment;
+	ds->ntids = 0;
+	store_direct_push_tid(ds, &ds->slot->tts_tid);
+	return store_asm_finish(&a);
+}
+
+/*
  * Locks chunk 0 of `segment` in its newest version (waiting for a
- * transaction that changes it); false if there is no such row (as a SELECT
- * ... FOR UPDATE under READ COMMITTED finds none).
+ * transaction that changes it), found from its remembered TID or else
+ * through the primary key; false if there is no such row (as a SELECT ...
+ * FOR UPDATE under READ COMMITTED finds none).  The version locked stays in
+ * ds->slot.
  */
 static bool
 store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 {
-	for (;;)
+	for (bool first = true;; first = false)
 	{
 		ItemPointerData tid;
 		TM_FailureData tmfd;
@@ -542,7 +806,8 @@ store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 		bool		isnull,
 					isnull2;
 
-		if (!store_direct_find(ds, snapshot, segment))
+		if (!(first && store_direct_fetch(ds, snapshot, segment)) &&
+			!store_direct_find(ds, snapshot, segment))
 			return false;
 		tid = ds->slot->tts_tid;
 		ExecClearTuple(ds->slot);
@@ -561,7 +826,6 @@ store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 							 errmsg("segment %d of cuckoo store \"%s\" was renumbered concurrently",
 									segment, ds->name)));
-				ExecClearTuple(ds->slot);
 				return true;
 			case TM_Deleted:
 				/* deleted since: look again, under a new snapshot */
@@ -596,72 +860,61 @@ store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
 						ds->ii);
 }
 
-/* store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes p[0 .. n-1]. */
+/*
+ * store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes
+ * p[0 .. n-1].  The row is made anew, (segment, chunk, bytes) and NULL
+ * elsewhere, as every segment's chunk row is (the header-only columns are
+ * the header row's; a dropped column is NULL in a new row).
+ */
 static void
 store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool insert)
 {
 	DirectStore *ds = arg;
 	TupleDesc	desc = RelationGetDescr(ds->rel);
 	bytea	   *b = palloc(VARHDRSZ + n);
+	Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
+	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
 	HeapTuple	tup;
 	bool		index_it;
 
 	SET_VARSIZE(b, VARHDRSZ + n);
 	memcpy(VARDATA(b), p, n);
+	memset(nulls, true, sizeof(bool) * desc->natts);
+	values[ds->a_segment - 1] = Int32GetDatum(ds->segment);
+	nulls[ds->a_segment - 1] = false;
+	values[ds->a_chunk - 1] = Int32GetDatum(chunk);
+	nulls[ds->a_chunk - 1] = false;
+	values[ds->a_bytes - 1] = PointerGetDatum(b);
+	nulls[ds->a_bytes - 1] = false;
+	tup = heap_form_tuple(desc, values, nulls);
 	if (insert)
 	{
-		Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
-		bool	   *nulls = palloc(sizeof(bool) * desc->natts);
-
-		memset(nulls, true, sizeof(bool) * desc->natts);
-		values[ds->a_segment - 1] = Int32GetDatum(ds->segment);
-		nulls[ds->a_segment - 1] = false;
-		values[ds->a_chunk - 1] = Int32GetDatum(chunk);
-		nulls[ds->a_chunk - 1] = false;
-		values[ds->a_bytes - 1] = PointerGetDatum(b);
-		nulls[ds->a_bytes - 1] = false;
-		tup = heap_form_tuple(desc, values, nulls);
 		simple_heap_insert(ds->rel, tup);
 		index_it = true;
-		pfree(values);
-		pfree(nulls);
 	}
 	else
 	{
-		Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
-		bool	   *nulls = palloc0(sizeof(bool) * desc->natts);
-		bool	   *repl = palloc0(sizeof(bool) * desc->natts);
-		bool		should_free;
-		HeapTuple	old;
 		ItemPointerData tid = ds->tids[chunk];
 
-		if (!table_tuple_fetch_row_version(ds->rel, &tid, SnapshotAny, ds->slot))
-			elog(ERROR, "chunk %d of segment %d of cuckoo store \"%s\" vanished",
-				 chunk, ds->segment, ds->name);
-		old = ExecFetchSlotHeapTuple(ds->slot, false, &should_free);
-		values[ds->a_bytes - 1] = PointerGetDatum(b);
-		repl[ds->a_bytes - 1] = true;
-		tup = heap_modify_tuple(old, desc, values, nulls, repl);
 #if PG_VERSION_NUM >= 160000
-		{
-			TU_UpdateIndexes upd;
+		TU_UpdateIndexes upd;
 
-			simple_heap_update(ds->rel, &tid, tup, &upd);
-			index_it = upd == TU_All;
-		}
+		simple_heap_update(ds->rel, &tid, tup, &upd);
+		index_it = upd == TU_All;
 #else
 		simple_heap_update(ds->rel, &tid, tup);
 		index_it = !HeapTupleIsHeapOnly(tup);
 #endif
-		ExecClearTuple(ds->slot);
-		if (should_free)
-			heap_freetuple(old);
-		pfree(values);
-		pfree(nulls);
-		pfree(repl);
 	}
+	pfree(values);
+	pfree(nulls);
 	if (index_it)
+	{
 		store_direct_index_insert(ds, tup, chunk);
+		/* out of its HOT chain: the new index entry's TID */
+		if (chunk == 0)
+			direct_tid_remember(ds->tc, ds->segment, &tup->t_self);
+	}
 	heap_freetuple(tup);
 	pfree(b);
 }
@@ -708,7 +961,6 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	CuckooFilter *hv;
 	int			k,
 				nremove;
-	bool		isnull[3];
 
 	/*
 	 * Too many changes, or a transaction made read-only since its writes
@@ -717,10 +969,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	 */
 	if (n > PG_INT32_MAX / 2 || XactReadOnly)
 		return false;
-	if (get_rel_relkind(relid) != RELKIND_RELATION ||
-		pg_class_aclcheck(relid, role, ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(relid, role, ACL_UPDATE) != ACLCHECK_OK ||
-		!cuckoo_store_schema_usage(relid, role))
+	/* role's SELECT, UPDATE and schema USAGE: checked by the caller (cuckoo_store.h) */
+	if (get_rel_relkind(relid) != RELKIND_RELATION)
 		return false;
 	store_check_no_children(relid);
 	memset(&ds, 0, sizeof(ds));
@@ -741,37 +991,36 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	CommandCounterIncrement();
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	ds.slot = table_slot_create(ds.rel, NULL);
-	if (!store_direct_find(&ds, snapshot, STORE_HEADER))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
-						s.name)));
+	ds.nblocks = InvalidBlockNumber;
+	ds.tc = direct_tids_find(relid);
+	hv = NULL;
+	if (store_direct_fetch(&ds, snapshot, STORE_HEADER))
 	{
-		Datum		fpr = slot_getattr(ds.slot, ds.a_fpr, &isnull[0]);
-		Datum		cap = slot_getattr(ds.slot, ds.a_capacity, &isnull[1]);
-		Datum		nseg = slot_getattr(ds.slot, ds.a_segments, &isnull[2]);
+		store_direct_header_cols(&ds, &s);
+		hv = store_direct_whole(&ds, STORE_HEADER);
+		ExecClearTuple(ds.slot);
+	}
+	if (hv == NULL)
+	{
+		ItemPointerData root;
 
-		if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
+		hv = store_direct_read(&ds, STORE_HEADER, snapshot, &s, &root);
+		if (hv == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cuckoo store \"%s\" has a damaged header row", s.name),
-					 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
-		s.fpr = DatumGetFloat8(fpr);
-		s.capacity = DatumGetInt64(cap);
-		s.nsegments = DatumGetInt32(nseg);
+					 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
+							s.name)));
+		if (ds.tc == NULL)
+			ds.tc = direct_tids_for(relid, s.nsegments);
+		direct_tid_remember(ds.tc, STORE_HEADER, &root);
 	}
-	ExecClearTuple(ds.slot);
-	hv = store_direct_read(&ds, STORE_HEADER);
-	if (hv == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("\"%s\" is not a cuckoo store: it has no header row (segment -1)",
-						s.name)));
 	s.header = hv;
 	filter_open(&s.hcf, s.header);
 	if (cf_kind_of(&s.hcf) == CF_KIND_ANY)
 	{
 		/* the first value's family is recorded under the header's lock: SQL */
+		if (ds.fetch != NULL)
+			table_index_fetch_end(ds.fetch);
 		ExecDropSingleTupleTableSlot(ds.slot);
 		UnregisterSnapshot(snapshot);
 		index_close(ds.index, RowExclusiveLock);
@@ -795,8 +1044,12 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		cf_filter	cf;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!store_direct_lock(&ds, snapshot, seg) ||
-			(v = store_direct_read(&ds, seg)) == NULL)
+		if (!store_direct_lock(&ds, snapshot, seg))
+			store_missing_segment(&s, seg);
+		/* one chunk: the version locked; more: read after the lock */
+		v = store_direct_whole(&ds, seg);
+		ExecClearTuple(ds.slot);
+		if (v == NULL && (v = store_direct_read(&ds, seg, NULL, NULL, NULL)) == NULL)
 			store_missing_segment(&s, seg);
 		held_len = CUCKOO_BYTES_LEN(v);
 		held = palloc(Max(held_len, 1));
@@ -810,6 +1063,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	}
 	CommandCounterIncrement();
 	pfree(items);
+	if (ds.fetch != NULL)
+		table_index_fetch_end(ds.fetch);
 	ExecDropSingleTupleTableSlot(ds.slot);
 	UnregisterSnapshot(snapshot);
 	index_close(ds.index, RowExclusiveLock);

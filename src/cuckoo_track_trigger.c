@@ -151,9 +151,14 @@ static TrackCacheEntry *track_cache = NULL;
 static int	track_cache_n = 0;
 static uint64 track_cache_generation = 0;
 
+/* the tracking table of the trigger function track_tt_fn (InvalidOid: none yet) */
+static Oid	track_tt_fn = InvalidOid;
+static Oid	track_tt = InvalidOid;
+
 static void
 track_cache_callback(Datum arg, Oid relid)
 {
+	track_tt_fn = InvalidOid;
 	track_cache = NULL;
 	track_cache_n = 0;
 	track_cache_generation++;
@@ -185,11 +190,12 @@ track_cache_setup(void)
 
 /*
  * The trackings of tab (and of its ancestors), read by SQL into *stores,
- * *tracked and *cols (palloc'd, the current context) under the newest
- * snapshot; returns their number.  Called inside an SPI connection.
+ * *tracked and *cols (allocated in cxt) under the newest snapshot; returns
+ * their number.  Called inside an SPI connection.
  */
 static int
-track_lookup(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, NameData **cols)
+track_lookup(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, NameData **cols,
+			 MemoryContext cxt)
 {
 	Datum		arg = track_self_and_ancestors(tab, ispartition);
 	int			rc;
@@ -222,9 +228,9 @@ track_lookup(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, Nam
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "reading %s failed: %s", TRACK_TABLE, SPI_result_code_string(rc));
 	n = (int) SPI_processed;
-	*stores = palloc(sizeof(Oid) * Max(n, 1));
-	*tracked = palloc(sizeof(Oid) * Max(n, 1));
-	*cols = palloc(sizeof(NameData) * Max(n, 1));
+	*stores = MemoryContextAlloc(cxt, sizeof(Oid) * Max(n, 1));
+	*tracked = MemoryContextAlloc(cxt, sizeof(Oid) * Max(n, 1));
+	*cols = MemoryContextAlloc(cxt, sizeof(NameData) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -243,10 +249,13 @@ track_lookup(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, Nam
 /*
  * The trackings of tab, from the cache or read (and cached): copies in the
  * current context, so that an invalidation while they are used (any lock
- * taken) frees nothing they point to.
+ * taken) frees nothing they point to.  A read connects to SPI for itself
+ * unless the caller is connected (spi): a statement whose trackings are
+ * cached runs no SPI at all.
  */
 static int
-track_trackings(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, NameData **cols)
+track_trackings(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, NameData **cols,
+				bool spi)
 {
 	TrackCacheEntry *e;
 	uint64		generation;
@@ -266,7 +275,17 @@ track_trackings(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, 
 			return e->n;
 		}
 	generation = track_cache_generation;
-	n = track_lookup(tab, ispartition, tt, stores, tracked, cols);
+	if (spi)
+		n = track_lookup(tab, ispartition, tt, stores, tracked, cols, CurrentMemoryContext);
+	else
+	{
+		MemoryContext caller = CurrentMemoryContext;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		n = track_lookup(tab, ispartition, tt, stores, tracked, cols, caller);
+		SPI_finish();
+	}
 	/* an invalidation during the read: its list is this statement's only */
 	if (generation != track_cache_generation)
 		return n;
@@ -329,13 +348,21 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 		((td->tg_oldtable == NULL || tuplestore_tuple_count(td->tg_oldtable) == 0) &&
 		 (td->tg_newtable == NULL || tuplestore_tuple_count(td->tg_newtable) == 0)))
 		return PointerGetDatum(NULL);
-	tt = track_table(fcinfo);
+	/* the tracking table, cached as the trackings are (moved or renamed: an invalidation) */
+	track_cache_setup();
+	if (fcinfo->flinfo->fn_oid != track_tt_fn)
+	{
+		track_tt = track_table(fcinfo);
+		track_tt_fn = fcinfo->flinfo->fn_oid;
+	}
+	tt = track_tt;
 	owner = td->tg_relation->rd_rel->relowner;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
+	/* SQL: TRUNCATE's read of the table (and a trackings read not cached) */
+	if (truncate && SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ntrack = track_trackings(tab, td->tg_relation->rd_rel->relispartition, tt,
-							 &stores, &tracked, &cols);
+							 &stores, &tracked, &cols, truncate);
 
 	/*
 	 * No tracking: the trackings were lost (cuckoo_store_untrack and the
@@ -384,6 +411,7 @@ cuckoo_track_trigger(PG_FUNCTION_ARGS)
 	}
 	if (slot != NULL)
 		ExecDropSingleTupleTableSlot(slot);
-	SPI_finish();
+	if (truncate)
+		SPI_finish();
 	return PointerGetDatum(NULL);
 }
