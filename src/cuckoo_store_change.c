@@ -711,14 +711,7 @@ store_direct_header_cols(DirectStore *ds, Store *s)
 	Datum		cap = slot_getattr(ds->slot, ds->a_capacity, &isnull[1]);
 	Datum		nseg = slot_getattr(ds->slot, ds->a_segments, &isnull[2]);
 
-	if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
-				 errdetail("The row segment = -1 must have fpr, capacity and segments set, segments >= 1.")));
-	s->fpr = DatumGetFloat8(fpr);
-	s->capacity = DatumGetInt64(cap);
-	s->nsegments = DatumGetInt32(nseg);
+	store_set_header_cols(s, fpr, cap, nseg, isnull);
 }
 
 /*

@@ -210,6 +210,7 @@ extern void store_asm_start(StoreAsm *a, const char *name, int32 segment, Memory
 extern void store_asm_add(StoreAsm *a, int32 chunk, bool chunk_null, Datum bytes, bool bytes_null);
 extern CuckooFilter *store_asm_finish(StoreAsm *a);
 extern void store_hold(Store *s, int32 segment, const CuckooFilter *v);
+extern void store_set_header_cols(Store *s, Datum fpr, Datum cap, Datum nseg, const bool *isnull);
 extern void store_chunks_damaged(const char *name, int32 segment, const char *detail);
 extern void store_check_no_children(Oid relid);
 extern StoreEntry *store_entry(Oid relid, Oid filter_type, bool chunked);

@@ -470,17 +470,14 @@ store_exec_plan(SPIPlanPtr plan, Datum *args, bool read_only, long tcount)
 }
 
 
-static void
-store_read_header_cols(Store *s, HeapTuple tup, TupleDesc td, int first)
+/*
+ * The header row's fpr, capacity and segments (isnull[i] for each) into s,
+ * or 22023 if one is NULL or segments < 1.
+ */
+void
+store_set_header_cols(Store *s, Datum fpr, Datum cap, Datum nseg, const bool *isnull)
 {
-	bool		isnull,
-				n2,
-				n3;
-	Datum		fpr = SPI_getbinval(tup, td, first, &isnull);
-	Datum		cap = SPI_getbinval(tup, td, first + 1, &n2);
-	Datum		nseg = SPI_getbinval(tup, td, first + 2, &n3);
-
-	if (isnull || n2 || n3 || DatumGetInt32(nseg) < 1)
+	if (isnull[0] || isnull[1] || isnull[2] || DatumGetInt32(nseg) < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cuckoo store \"%s\" has a damaged header row", s->name),
@@ -488,6 +485,17 @@ store_read_header_cols(Store *s, HeapTuple tup, TupleDesc td, int first)
 	s->fpr = DatumGetFloat8(fpr);
 	s->capacity = DatumGetInt64(cap);
 	s->nsegments = DatumGetInt32(nseg);
+}
+
+static void
+store_read_header_cols(Store *s, HeapTuple tup, TupleDesc td, int first)
+{
+	bool		isnull[3];
+	Datum		fpr = SPI_getbinval(tup, td, first, &isnull[0]);
+	Datum		cap = SPI_getbinval(tup, td, first + 1, &isnull[1]);
+	Datum		nseg = SPI_getbinval(tup, td, first + 2, &isnull[2]);
+
+	store_set_header_cols(s, fpr, cap, nseg, isnull);
 }
 
 /*
