@@ -2,11 +2,12 @@
 -- docs/DESIGN.md "The segments' TIDs remembered per backend"): a backend
 -- remembers per store the TID of each segment's chunk 0 and checks the row
 -- it finds there.  In one long session: more stores than it remembers
--- (eight), in one transaction and in a transaction each; a store dropped
+-- (forty; it keeps 32), in one transaction and in a transaction each; a store dropped
 -- and created again under its name; the store's tail truncated by VACUUM
 -- under the remembered TIDs, then the table extended again so that they
 -- point at other rows; a segment whose chunk 0 is exactly 1,984 bytes, and
--- one that grows from one chunk to two at a single-row commit; a savepoint
+-- one that grows from one chunk to two at a single-row commit; a segment
+-- of two chunks whose chunk 1 is remembered too; a savepoint
 -- rolled back after an update of chunk 0 out of its page; a store the SQL
 -- path takes (a trigger) beside heap-path ones in one transaction.  After
 -- each, nothing tracked is missing and the primary key holds exactly the
@@ -40,11 +41,11 @@ BEGIN
   RETURN NEXT;
 END $$;
 
--- ten stores, each tracking a table of its own and all tracking tdt.a
+-- forty stores, each tracking a table of its own and all tracking tdt.a
 CREATE TABLE tdt.a (id int PRIMARY KEY, k int8);
 DO $$
 BEGIN
-  FOR i IN 1 .. 10 LOOP
+  FOR i IN 1 .. 40 LOOP
     PERFORM cuckoo_store_create(format('tdt.s%s', i), 3000);
     EXECUTE format('CREATE TABLE tdt.t%s (id int PRIMARY KEY, k int8)', i);
     PERFORM cuckoo_store_track(format('tdt.s%s', i)::regclass, format('tdt.t%s', i)::regclass, 'k');
@@ -57,11 +58,11 @@ CREATE TRIGGER noop AFTER UPDATE ON tdt.s10 FOR EACH ROW EXECUTE FUNCTION tdt.no
 CREATE PROCEDURE tdt.load(lo int, hi int) LANGUAGE plpgsql AS $$
 BEGIN
   FOR g IN lo .. hi LOOP
-    -- all ten stores in one transaction
+    -- all forty stores in one transaction
     INSERT INTO tdt.a VALUES (g, g * 7);
     COMMIT;
     -- each store in a transaction of its own
-    FOR i IN 1 .. 10 LOOP
+    FOR i IN 1 .. 40 LOOP
       EXECUTE format('INSERT INTO tdt.t%s VALUES ($1, $2)', i) USING g, g * 11;
       COMMIT;
     END LOOP;
@@ -149,6 +150,77 @@ SELECT count(*) FILTER (WHERE chunks = 1 AND len = 1984) > 0 AS one_full_chunk,
        count(*) FILTER (WHERE chunks = 2) > 0 AS two_chunks,
        count(*) FILTER (WHERE lost) AS lost
 FROM tdt.glog;
+SELECT * FROM tdt.check();
+
+-- two chunks: one segment (capacity 20) loaded past 1,984 bytes in one
+-- transaction, then single-row commits, each an insert or a delete: the
+-- commit fetches chunk 1 from the TID it remembers beside chunk 0's, so the
+-- primary key is not scanned (counted on 15 and later, whose statistics can
+-- be flushed on demand); then chunk 1 updated out of its page, the table
+-- rewritten by VACUUM FULL, and commits until the segment has three chunks
+-- (chunk 1 full: the primary key is read); every value found after each
+SELECT cuckoo_store_create('tdt.cs', 20) IS NOT NULL AS created;
+CREATE TABLE tdt.ct (id int PRIMARY KEY, k int8);
+SELECT cuckoo_store_track('tdt.cs', 'tdt.ct', 'k') AS loaded;
+INSERT INTO tdt.ct SELECT g, g FROM generate_series(1, 1500) g;
+SELECT count(*) AS chunks, max(chunk) AS last_chunk FROM tdt.cs WHERE segment = 0;
+CREATE TABLE tdt.clog (id int, chunks int, lost bigint);
+-- inserts of lo .. hi, each row of id - del deleted (del = 0: none)
+CREATE PROCEDURE tdt.churn(lo int, hi int, del int) LANGUAGE plpgsql AS $$
+BEGIN
+  FOR g IN lo .. hi LOOP
+    INSERT INTO tdt.ct VALUES (g, g);
+    COMMIT;
+    IF del > 0 THEN
+      DELETE FROM tdt.ct WHERE id = g - del;
+      COMMIT;
+    END IF;
+  END LOOP;
+END $$;
+CREATE PROCEDURE tdt.churn_log(lo int, hi int, del int) LANGUAGE plpgsql AS $$
+BEGIN
+  FOR g IN lo .. hi LOOP
+    CALL tdt.churn(g, g, del);
+    INSERT INTO tdt.clog
+    SELECT g, (SELECT count(*) FROM tdt.cs WHERE segment = 0),
+           (SELECT count(*) FROM tdt.ct WHERE id > g - 50 AND NOT cuckoo_store_contains('tdt.cs', k));
+    COMMIT;
+  END LOOP;
+END $$;
+CALL tdt.churn_log(1501, 1510, 1400);
+SELECT current_setting('server_version_num')::int >= 150000 AS flushable \gset
+\if :flushable
+SELECT pg_stat_force_next_flush();
+\else
+SELECT '' AS pg_stat_force_next_flush;
+\endif
+SELECT idx_scan AS scans_before FROM pg_stat_user_indexes WHERE indexrelid = 'tdt.cs_pkey'::regclass \gset
+CALL tdt.churn(1511, 1560, 1400);
+\if :flushable
+SELECT pg_stat_force_next_flush();
+SELECT idx_scan - :scans_before AS primary_key_scans
+FROM pg_stat_user_indexes WHERE indexrelid = 'tdt.cs_pkey'::regclass;
+\else
+SELECT '' AS pg_stat_force_next_flush;
+SELECT 0 AS primary_key_scans;
+\endif
+SELECT count(*) AS chunks FROM tdt.cs WHERE segment = 0;
+SELECT * FROM tdt.check();
+-- chunk 1 updated out of its page (the page filled by its own versions)
+BEGIN;
+UPDATE tdt.cs SET bytes = bytes WHERE segment = 0 AND chunk = 1;
+UPDATE tdt.cs SET bytes = bytes WHERE segment = 0 AND chunk = 1;
+UPDATE tdt.cs SET bytes = bytes WHERE segment = 0 AND chunk = 1;
+UPDATE tdt.cs SET bytes = bytes WHERE segment = 0 AND chunk = 1;
+UPDATE tdt.cs SET bytes = bytes WHERE segment = 0 AND chunk = 1;
+COMMIT;
+CALL tdt.churn_log(1561, 1570, 1400);
+VACUUM FULL tdt.cs;
+CALL tdt.churn_log(1571, 1580, 1400);
+-- past two chunks: inserts only
+CALL tdt.churn_log(1581, 4000, 0);
+SELECT min(chunks) AS fewest_chunks, max(chunks) AS most_chunks, sum(lost) AS lost FROM tdt.clog;
+CALL tdt.churn_log(4001, 4010, 1400);
 SELECT * FROM tdt.check();
 
 -- a savepoint rolled back after the segments' chunk 0 rows were updated

@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
+#include "storage/smgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -394,6 +395,7 @@ typedef struct DirectTid
 	int32		segment;
 	uint32		gen;			/* valid while it is its store's gen */
 	ItemPointerData tid;
+	ItemPointerData tid1;		/* chunk 1's, if known; else invalid */
 } DirectTid;
 
 typedef struct DirectTids
@@ -488,18 +490,63 @@ direct_tid_remember(DirectTids *t, int32 segment, ItemPointer root)
 	if (t == NULL)
 		return;
 	e = direct_tid_slot(t, segment);
+	if (e->gen != t->gen || e->segment != segment)
+		ItemPointerSetInvalid(&e->tid1);
 	e->segment = segment;
 	e->gen = t->gen;
 	e->tid = *root;
 }
 
+/* Chunk 1's root TID, kept beside its segment's chunk 0's (if that is remembered). */
+static void
+direct_tid_remember1(DirectTids *t, int32 segment, ItemPointer root)
+{
+	DirectTid  *e;
+
+	if (t == NULL)
+		return;
+	e = direct_tid_slot(t, segment);
+	if (e->gen == t->gen && e->segment == segment)
+		e->tid1 = *root;
+}
+
 /*
- * Chunk 0 of `segment` under snapshot, into ds->slot, fetched from the TID
- * remembered for it (above); false if none is remembered or the row found
- * there is not it.
+ * Whether block blk is within the store's table.  The table cannot shrink
+ * while the transaction holds its lock, but a TID remembered in an earlier
+ * transaction may point past the end after a VACUUM truncated it.  The size
+ * the backend's storage manager last knew (14 and later) is used when it
+ * covers blk: the table only grew since it was known, as a truncation sends
+ * every backend an invalidation that forgets it (before the file shrinks;
+ * the lock this transaction took on the store processed it).  Else the
+ * size is asked of the file (a system call).
  */
 static bool
-store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment)
+store_direct_block_exists(DirectStore *ds, BlockNumber blk)
+{
+	if (ds->nblocks != InvalidBlockNumber && blk < ds->nblocks)
+		return true;
+#if PG_VERSION_NUM >= 140000
+	{
+		BlockNumber known = RelationGetSmgr(ds->rel)->smgr_cached_nblocks[MAIN_FORKNUM];
+
+		if (known != InvalidBlockNumber && blk < known)
+		{
+			ds->nblocks = known;
+			return true;
+		}
+	}
+#endif
+	ds->nblocks = RelationGetNumberOfBlocks(ds->rel);
+	return blk < ds->nblocks;
+}
+
+/*
+ * Chunk `chunk` (0 or 1) of `segment` under snapshot, into ds->slot,
+ * fetched from the TID remembered for it (above); false if none is
+ * remembered or the row found there is not it.
+ */
+static bool
+store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment, int32 chunk)
 {
 	DirectTid  *e;
 	ItemPointerData tid;
@@ -508,16 +555,16 @@ store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment)
 				n1,
 				n2;
 	Datum		seg,
-				chunk;
+				ch;
 
 	if (ds->tc == NULL)
 		return false;
 	e = direct_tid_slot(ds->tc, segment);
 	if (e->gen != ds->tc->gen || e->segment != segment)
 		return false;
-	if (ds->nblocks == InvalidBlockNumber)
-		ds->nblocks = RelationGetNumberOfBlocks(ds->rel);
-	if (ItemPointerGetBlockNumber(&e->tid) >= ds->nblocks)
+	tid = chunk == 0 ? e->tid : e->tid1;
+	if (!ItemPointerIsValid(&tid) ||
+		!store_direct_block_exists(ds, ItemPointerGetBlockNumber(&tid)))
 		return false;
 	if (ds->fetch == NULL)
 #if PG_VERSION_NUM >= 190000
@@ -525,12 +572,11 @@ store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment)
 #else
 		ds->fetch = table_index_fetch_begin(ds->rel);
 #endif
-	tid = e->tid;
 	if (!table_index_fetch_tuple(ds->fetch, &tid, snapshot, ds->slot, &call_again, &all_dead))
 		return false;
 	seg = slot_getattr(ds->slot, ds->a_segment, &n1);
-	chunk = slot_getattr(ds->slot, ds->a_chunk, &n2);
-	if (n1 || n2 || DatumGetInt32(seg) != segment || DatumGetInt32(chunk) != 0)
+	ch = slot_getattr(ds->slot, ds->a_chunk, &n2);
+	if (n1 || n2 || DatumGetInt32(seg) != segment || DatumGetInt32(ch) != chunk)
 	{
 		ExecClearTuple(ds->slot);
 		return false;
@@ -747,6 +793,8 @@ store_direct_read(DirectStore *ds, int32 segment, Snapshot snapshot, Store *hdr,
 			store_direct_header_cols(ds, hdr);
 			*root = r;
 		}
+		if (ds->ntids == 1 && hdr == NULL)
+			direct_tid_remember1(ds->tc, segment, &r);
 		store_direct_push_tid(ds, &ds->slot->tts_tid);
 	}
 	index_endscan(scan);
@@ -758,26 +806,53 @@ store_direct_read(DirectStore *ds, int32 segment, Snapshot snapshot, Store *hdr,
 
 /*
  * The segment whose chunk 0 is in ds->slot, if that chunk is all of it
- * (shorter than STORE_CHUNK_BYTES: the last), its TID in ds->tids; NULL if
- * the segment has more chunks (store_direct_read reads them).
+ * (shorter than STORE_CHUNK_BYTES: the last), its TID in ds->tids.  With
+ * chunk1 (chunk 0 locked in its newest version), a segment of two chunks
+ * too: chunk 1 fetched from its remembered TID under a snapshot taken now
+ * (after the lock, as store_direct_read reads it), if it is there and is
+ * the last.  NULL otherwise: store_direct_read reads the chunks.
  */
 static CuckooFilter *
-store_direct_whole(DirectStore *ds, int32 segment)
+store_direct_whole(DirectStore *ds, int32 segment, bool chunk1)
 {
 	StoreAsm	a;
 	bool		isnull;
 	Datum		b = slot_getattr(ds->slot, ds->a_bytes, &isnull);
+	ItemPointerData tid0 = ds->slot->tts_tid;
 
 	store_asm_start(&a, ds->name, segment, CurrentMemoryContext);
 	store_asm_add(&a, 0, false, b, isnull);
-	if (a.last == STORE_CHUNK_BYTES)
-	{
-		pfree(store_asm_finish(&a));
-		return NULL;
-	}
 	ds->segment = segment;
 	ds->ntids = 0;
-	store_direct_push_tid(ds, &ds->slot->tts_tid);
+	if (a.last == STORE_CHUNK_BYTES)
+	{
+		Snapshot	snap;
+		bool		found;
+
+		if (!chunk1)
+		{
+			pfree(store_asm_finish(&a));
+			return NULL;
+		}
+		snap = RegisterSnapshot(GetLatestSnapshot());
+		found = store_direct_fetch(ds, snap, segment, 1);
+		UnregisterSnapshot(snap);
+		if (found)
+		{
+			b = slot_getattr(ds->slot, ds->a_bytes, &isnull);
+			store_asm_add(&a, 1, false, b, isnull);
+		}
+		if (!found || a.last == STORE_CHUNK_BYTES)
+		{
+			/* not remembered, moved, or more chunks: through the primary key */
+			pfree(store_asm_finish(&a));
+			return NULL;
+		}
+		store_direct_push_tid(ds, &tid0);
+		store_direct_push_tid(ds, &ds->slot->tts_tid);
+		return store_asm_finish(&a);
+	}
+	store_direct_push_tid(ds, &tid0);
 	return store_asm_finish(&a);
 }
 
@@ -799,7 +874,7 @@ store_direct_lock(DirectStore *ds, Snapshot snapshot, int32 segment)
 		bool		isnull,
 					isnull2;
 
-		if (!(first && store_direct_fetch(ds, snapshot, segment)) &&
+		if (!(first && store_direct_fetch(ds, snapshot, segment, 0)) &&
 			!store_direct_find(ds, snapshot, segment))
 			return false;
 		tid = ds->slot->tts_tid;
@@ -904,9 +979,11 @@ store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool ins
 	if (index_it)
 	{
 		store_direct_index_insert(ds, tup, chunk);
-		/* out of its HOT chain: the new index entry's TID */
+		/* out of its HOT chain, or a new row: the new index entry's TID */
 		if (chunk == 0)
 			direct_tid_remember(ds->tc, ds->segment, &tup->t_self);
+		else if (chunk == 1)
+			direct_tid_remember1(ds->tc, ds->segment, &tup->t_self);
 	}
 	heap_freetuple(tup);
 	pfree(b);
@@ -987,10 +1064,10 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	ds.nblocks = InvalidBlockNumber;
 	ds.tc = direct_tids_find(relid);
 	hv = NULL;
-	if (store_direct_fetch(&ds, snapshot, STORE_HEADER))
+	if (store_direct_fetch(&ds, snapshot, STORE_HEADER, 0))
 	{
 		store_direct_header_cols(&ds, &s);
-		hv = store_direct_whole(&ds, STORE_HEADER);
+		hv = store_direct_whole(&ds, STORE_HEADER, false);
 		ExecClearTuple(ds.slot);
 	}
 	if (hv == NULL)
@@ -1040,7 +1117,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		if (!store_direct_lock(&ds, snapshot, seg))
 			store_missing_segment(&s, seg);
 		/* one chunk: the version locked; more: read after the lock */
-		v = store_direct_whole(&ds, seg);
+		v = store_direct_whole(&ds, seg, true);
 		ExecClearTuple(ds.slot);
 		if (v == NULL && (v = store_direct_read(&ds, seg, NULL, NULL, NULL)) == NULL)
 			store_missing_segment(&s, seg);
