@@ -929,21 +929,19 @@ store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
 }
 
 /*
- * store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes
- * p[0 .. n-1].  The row is made anew, (segment, chunk, bytes) and NULL
- * elsewhere, as every segment's chunk row is (the header-only columns are
- * the header row's; a dropped column is NULL in a new row).
+ * A row for chunk `chunk` of ds->segment with bytes p[0 .. n-1]: made
+ * anew, (segment, chunk, bytes) and NULL elsewhere, as every segment's
+ * chunk row is (the header-only columns are the header row's; a dropped
+ * column is NULL in a new row).
  */
-static void
-store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool insert)
+static HeapTuple
+store_direct_chunk_tuple(DirectStore *ds, int32 chunk, const char *p, Size n)
 {
-	DirectStore *ds = arg;
 	TupleDesc	desc = RelationGetDescr(ds->rel);
 	bytea	   *b = palloc(VARHDRSZ + n);
 	Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
 	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
 	HeapTuple	tup;
-	bool		index_it;
 
 	SET_VARSIZE(b, VARHDRSZ + n);
 	memcpy(VARDATA(b), p, n);
@@ -955,6 +953,42 @@ store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool ins
 	values[ds->a_bytes - 1] = PointerGetDatum(b);
 	nulls[ds->a_bytes - 1] = false;
 	tup = heap_form_tuple(desc, values, nulls);
+	pfree(values);
+	pfree(nulls);
+	pfree(b);
+	return tup;
+}
+
+/*
+ * The new version of ds->segment's chunk `chunk`, tup, written: its index
+ * entry made when the update was not HOT (or the row is new), and
+ * remembered.
+ */
+static void
+store_direct_indexed(DirectStore *ds, HeapTuple tup, int32 chunk, bool index_it)
+{
+	if (index_it)
+	{
+		store_direct_index_insert(ds, tup, chunk);
+		/* out of its HOT chain, or a new row: the new index entry's TID */
+		if (chunk == 0)
+			direct_tid_remember(ds->tc, ds->segment, &tup->t_self);
+		else if (chunk == 1)
+			direct_tid_remember1(ds->tc, ds->segment, &tup->t_self);
+	}
+}
+
+/*
+ * store_chunk_diff's write: chunk `chunk` of ds->segment gets bytes
+ * p[0 .. n-1] (the row locked before, or a new one).
+ */
+static void
+store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool insert)
+{
+	DirectStore *ds = arg;
+	HeapTuple	tup = store_direct_chunk_tuple(ds, chunk, p, n);
+	bool		index_it;
+
 	if (insert)
 	{
 		simple_heap_insert(ds->rel, tup);
@@ -974,19 +1008,111 @@ store_direct_write_chunk(void *arg, int32 chunk, const char *p, Size n, bool ins
 		index_it = !HeapTupleIsHeapOnly(tup);
 #endif
 	}
-	pfree(values);
-	pfree(nulls);
-	if (index_it)
-	{
-		store_direct_index_insert(ds, tup, chunk);
-		/* out of its HOT chain, or a new row: the new index entry's TID */
-		if (chunk == 0)
-			direct_tid_remember(ds->tc, ds->segment, &tup->t_self);
-		else if (chunk == 1)
-			direct_tid_remember1(ds->tc, ds->segment, &tup->t_self);
-	}
+	store_direct_indexed(ds, tup, chunk, index_it);
 	heap_freetuple(tup);
-	pfree(b);
+}
+
+/*
+ * The update of ds->segment's chunk 0, at ds->tids[0], to tup, without a
+ * lock taken before: heap_update waits for a transaction that changes or
+ * locks the row, and answers TM_Updated or TM_Deleted if the version was
+ * not the newest (nothing written then).  index_it: the update was not HOT.
+ */
+static TM_Result
+store_direct_update0(DirectStore *ds, HeapTuple tup, bool *index_it)
+{
+	TM_FailureData tmfd;
+	LockTupleMode lockmode;
+	TM_Result	r;
+#if PG_VERSION_NUM >= 160000
+	TU_UpdateIndexes upd = TU_None;
+#endif
+
+#if PG_VERSION_NUM >= 190000
+	r = heap_update(ds->rel, &ds->tids[0], tup, GetCurrentCommandId(true), 0,
+					InvalidSnapshot, true, &tmfd, &lockmode, &upd);
+#elif PG_VERSION_NUM >= 160000
+	r = heap_update(ds->rel, &ds->tids[0], tup, GetCurrentCommandId(true),
+					InvalidSnapshot, true, &tmfd, &lockmode, &upd);
+#else
+	r = heap_update(ds->rel, &ds->tids[0], tup, GetCurrentCommandId(true),
+					InvalidSnapshot, true, &tmfd, &lockmode);
+#endif
+#if PG_VERSION_NUM >= 160000
+	*index_it = upd == TU_All;
+#else
+	*index_it = !HeapTupleIsHeapOnly(tup);
+#endif
+	return r;
+}
+
+#define DIRECT_UNLOCKED_TRIES	3
+
+/*
+ * Applies items[*i ..] of segment seg as one update of its chunk 0, with no
+ * row lock before it, when the segment is one chunk before and after: the
+ * newest version read under the snapshot, changed, and written by
+ * heap_update, which succeeds only on the newest version (it waits for a
+ * transaction that holds the row, and then reports whether it changed
+ * it), so the change is applied to the segment as the locked path would
+ * apply it, without the lock's own write.  A version changed since it was
+ * read is read again (a new snapshot), a few times.  False, with *i and
+ * *changed as they were and nothing written, when the segment takes the
+ * locked path: more than one chunk, before or after; a change that leaves
+ * it as it is (the locked path decides it on the version it holds); a row
+ * not found; too many tries.
+ */
+static bool
+store_direct_unlocked(DirectStore *ds, Snapshot snapshot, const ValueHasher *vh,
+					  const StoreItem *items, int k, int *i, int nremove, bool saturate,
+					  int64 *changed)
+{
+	int32		seg = items[*i].segment;
+
+	for (int t = 0; t < DIRECT_UNLOCKED_TRIES; t++)
+	{
+		int			i0 = *i;
+		int64		changed0 = *changed;
+		CuckooFilter *v;
+		cf_filter	cf;
+		HeapTuple	tup;
+		bool		index_it;
+		TM_Result	r;
+
+		if (t > 0)
+			snapshot = GetLatestSnapshot();
+		if (!store_direct_fetch(ds, snapshot, seg, 0) && !store_direct_find(ds, snapshot, seg))
+			return false;
+		v = store_direct_whole(ds, seg, false);
+		ExecClearTuple(ds->slot);
+		if (v == NULL)
+			return false;
+		filter_open(&cf, v);	/* cf.buf is v's, changed in place or reallocated */
+		if (!store_apply_segment(&cf, vh, items, k, i, nremove, saturate, changed) ||
+			cf.len > STORE_CHUNK_BYTES)
+		{
+			pfree(cf.buf - VARHDRSZ);
+			*i = i0;
+			*changed = changed0;
+			return false;
+		}
+		tup = store_direct_chunk_tuple(ds, 0, (const char *) cf.buf, cf.len);
+		pfree(cf.buf - VARHDRSZ);
+		r = store_direct_update0(ds, tup, &index_it);
+		if (r == TM_Ok)
+		{
+			store_direct_indexed(ds, tup, 0, index_it);
+			heap_freetuple(tup);
+			return true;
+		}
+		heap_freetuple(tup);
+		*i = i0;
+		*changed = changed0;
+		if (r != TM_Updated && r != TM_Deleted)
+			elog(ERROR, "updating segment %d of cuckoo store \"%s\" failed: %d",
+				 seg, ds->name, (int) r);
+	}
+	return false;
 }
 
 /* store_chunk_diff's drop: the chunks of ds->segment from `from` go. */
@@ -1114,6 +1240,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		cf_filter	cf;
 
 		CHECK_FOR_INTERRUPTS();
+		if (store_direct_unlocked(&ds, snapshot, vh, items, k, &i, nremove, saturate, changed))
+			continue;
 		if (!store_direct_lock(&ds, snapshot, seg))
 			store_missing_segment(&s, seg);
 		/* one chunk: the version locked; more: read after the lock */
