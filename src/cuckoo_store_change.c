@@ -359,6 +359,7 @@ typedef struct DirectStore
 				a_capacity,
 				a_segments;
 	TupleTableSlot *slot;
+	TupleTableSlot *slot2;		/* store_direct_find's second row, when made */
 	/* the segment being changed: the TIDs of its chunk rows */
 	int32		segment;
 	ItemPointerData *tids;
@@ -722,8 +723,17 @@ store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 	{
 		found = true;
 		direct_tid_remember(ds->tc, segment, &root);
-		/* two rows asked: a second row for the segment is an error, not a guess */
-		if (index_getnext_slot(scan, ForwardScanDirection, ds->slot))
+
+		/*
+		 * two rows asked: a second row for the segment is an error, not a
+		 * guess.  Looked for in another slot: a fetch that finds nothing
+		 * visible still overwrites its slot's tuple (the HOT chain member
+		 * it looked at), leaving ds->slot's TID beside another version's
+		 * bytes.
+		 */
+		if (ds->slot2 == NULL)
+			ds->slot2 = table_slot_create(ds->rel, NULL);
+		if (index_getnext_slot(scan, ForwardScanDirection, ds->slot2))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("segment %d of cuckoo store \"%s\" has damaged chunk rows",
@@ -1218,6 +1228,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		if (ds.fetch != NULL)
 			table_index_fetch_end(ds.fetch);
 		ExecDropSingleTupleTableSlot(ds.slot);
+		if (ds.slot2 != NULL)
+			ExecDropSingleTupleTableSlot(ds.slot2);
 		UnregisterSnapshot(snapshot);
 		index_close(ds.index, RowExclusiveLock);
 		table_close(ds.rel, RowExclusiveLock);
@@ -1264,6 +1276,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	if (ds.fetch != NULL)
 		table_index_fetch_end(ds.fetch);
 	ExecDropSingleTupleTableSlot(ds.slot);
+	if (ds.slot2 != NULL)
+		ExecDropSingleTupleTableSlot(ds.slot2);
 	UnregisterSnapshot(snapshot);
 	index_close(ds.index, RowExclusiveLock);
 	table_close(ds.rel, RowExclusiveLock);
