@@ -651,10 +651,11 @@ check "partitioned under load: the detached partition has no triggers" 0 \
 
 # 6. statements of 1,000 rows beside single-row writes, a store within its
 # capacity (every segment one chunk row, which the commit updates without
-# locking it first: docs/DESIGN.md, "One-chunk segments without the row
-# lock"): 4 clients insert and delete single rows while a fifth inserts and
-# deletes 1,000 rows a statement, so its commits meet segments that others
-# changed after its snapshot, some moved out of their pages.  Before the
+# locking it first: docs/DESIGN.md, "Two-chunk segments, the table's size, and
+# one-chunk segments without the row lock"): 4 clients insert and delete
+# single rows while a fifth inserts and deletes 1,000 rows a statement, so
+# its commits meet segments that others changed after its snapshot, some
+# moved out of their pages.  Before the
 # find through the primary key kept its second fetch out of the row's slot
 # (2026-11-27), it left a newer version's TID beside an older version's
 # bytes, and this load lost changes (57 values missing in a 15 s run).
