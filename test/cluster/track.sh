@@ -41,6 +41,9 @@
 #      1,000 rows a statement, a store within its capacity (one-chunk
 #      segments, updated at commit without a row lock first): nothing
 #      missing after.
+#   7. Another backend's VACUUM truncates the store under a session's
+#      remembered TIDs, then the table is extended with other rows: that
+#      session's commits give no error and nothing is missing.
 # Outside pg_virtualenv set PG* and TRACK_RESTART (a command that starts the
 # server again after step 3).
 set -uo pipefail
@@ -691,5 +694,68 @@ echo "# bulk beside single rows: $single6 single-row and $bulk6 1,000-row transa
 counted6="(SELECT sum(least(n, 2)) FROM (SELECT count(k) AS n FROM bt GROUP BY k) c)"
 check "bulk beside single rows: nothing missing, every segment one chunk row, no fewer items than the rows' copies" "0|t|t" \
   "$(q load "SELECT missing, (SELECT max(chunk) FROM bs) = 0, items >= $counted6 AND rows = (SELECT count(k) FROM bt) FROM cuckoo_store_verify('bs')")"
+
+
+# 7. another backend's VACUUM truncates the store under a backend's
+# remembered TIDs (docs/DESIGN.md, "Two-chunk segments, the table's size, and
+# one-chunk segments without the row lock": the size the storage manager
+# knew is trusted while it covers a TID, since a truncation's invalidation
+# reaches every backend at its next lock on the store).  Session A, one
+# psql kept open, commits single rows while the store's rows are at its
+# table's tail; another session moves them to the front and VACUUM
+# truncates the tail; A commits again (its TIDs past the end), the table is
+# extended with other rows (its TIDs at rows of other keys) and A commits
+# again.  sql/track_direct_tids.sql does this in one session, whose own
+# truncation sets its known size.
+psql -X -q -v ON_ERROR_STOP=1 -d load >/dev/null <<'EOF'
+CREATE TABLE vt (id int PRIMARY KEY, k int8);
+SELECT cuckoo_store_create('vs', 3000);
+SELECT cuckoo_store_track('vs', 'vt', 'k');
+INSERT INTO vs (segment, chunk, bytes) SELECT 100000 + g, 0, '\x00' FROM generate_series(1, 2000) g;
+BEGIN;
+UPDATE vs SET bytes = bytes WHERE segment < 100000;
+UPDATE vs SET bytes = bytes WHERE segment < 100000;
+UPDATE vs SET bytes = bytes WHERE segment < 100000;
+COMMIT;
+VACUUM vs;
+EOF
+blocks7=$(q load "SELECT pg_relation_size('vs') / 8192")
+check "truncated under another backend: the store's rows at its table's tail" t \
+  "$(q load "SELECT min((ctid::text::point)[0]) > $blocks7 / 2 FROM vs WHERE segment < 100000")"
+mkfifo "$work/a7.in"
+psql -X -q -d load <"$work/a7.in" >"$work/a7.out" 2>&1 &
+a7=$!
+exec 7>"$work/a7.in"
+# wait7 N: until session A has run everything written to it so far
+wait7() {
+  echo "\\! touch $work/a7.mark$1" >&7
+  for _ in $(seq 1 600); do [ -e "$work/a7.mark$1" ] && return; sleep 0.1; done
+}
+for i in $(seq 1 40); do echo "INSERT INTO vt VALUES ($i, $i);" >&7; done
+wait7 1
+psql -X -q -v ON_ERROR_STOP=1 -d load >/dev/null <<'EOF'
+DELETE FROM vs WHERE segment >= 100000;
+VACUUM vs;
+BEGIN;
+UPDATE vs SET bytes = bytes; UPDATE vs SET bytes = bytes; UPDATE vs SET bytes = bytes;
+UPDATE vs SET bytes = bytes; UPDATE vs SET bytes = bytes; UPDATE vs SET bytes = bytes;
+UPDATE vs SET bytes = bytes; UPDATE vs SET bytes = bytes;
+COMMIT;
+VACUUM vs;
+EOF
+check "truncated under another backend: VACUUM truncated the table" t \
+  "$(q load "SELECT pg_relation_size('vs') / 8192 < $blocks7")"
+for i in $(seq 41 80); do echo "INSERT INTO vt VALUES ($i, $i);" >&7; done
+wait7 2
+q load "INSERT INTO vs (segment, chunk, bytes) SELECT 100000 + g, 0, '\x00' FROM generate_series(1, 6000) g"
+check "truncated under another backend: the table extended again" t \
+  "$(q load "SELECT pg_relation_size('vs') / 8192 >= $blocks7")"
+for i in $(seq 81 120); do echo "INSERT INTO vt VALUES ($i, $i);" >&7; done
+exec 7>&-
+wait "$a7"
+check "truncated under another backend: the session's commits gave no error" "" "$(grep -iE 'error' "$work/a7.out" || true)"
+q load "DELETE FROM vs WHERE segment >= 100000"
+check "truncated under another backend: 120 rows, nothing missing, every value found" "120|0|0" \
+  "$(q load "SELECT rows, missing, (SELECT count(*) FROM vt WHERE NOT cuckoo_store_contains('vs', k)) FROM cuckoo_store_verify('vs')")"
 
 finish
