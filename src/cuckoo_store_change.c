@@ -483,32 +483,32 @@ direct_tid_slot(DirectTids *t, int32 segment)
 	return segment == STORE_HEADER ? &t->header : &t->slots[(uint32) segment & t->mask];
 }
 
+/*
+ * root, the TID of chunk `chunk` (0 or 1) of segment, remembered in t.
+ * Chunk 1's is kept beside its segment's chunk 0's, so only while that is
+ * remembered; chunk 0's takes the slot (forgetting another segment's).
+ */
 static void
-direct_tid_remember(DirectTids *t, int32 segment, ItemPointer root)
+direct_tid_remember(DirectTids *t, int32 segment, int32 chunk, ItemPointer root)
 {
 	DirectTid  *e;
+	bool		ours;
 
 	if (t == NULL)
 		return;
 	e = direct_tid_slot(t, segment);
-	if (e->gen != t->gen || e->segment != segment)
+	ours = e->gen == t->gen && e->segment == segment;
+	if (chunk == 1)
+	{
+		if (ours)
+			e->tid1 = *root;
+		return;
+	}
+	if (!ours)
 		ItemPointerSetInvalid(&e->tid1);
 	e->segment = segment;
 	e->gen = t->gen;
 	e->tid = *root;
-}
-
-/* Chunk 1's root TID, kept beside its segment's chunk 0's (if that is remembered). */
-static void
-direct_tid_remember1(DirectTids *t, int32 segment, ItemPointer root)
-{
-	DirectTid  *e;
-
-	if (t == NULL)
-		return;
-	e = direct_tid_slot(t, segment);
-	if (e->gen == t->gen && e->segment == segment)
-		e->tid1 = *root;
 }
 
 /*
@@ -722,7 +722,7 @@ store_direct_find(DirectStore *ds, Snapshot snapshot, int32 segment)
 	if (store_direct_next(scan, ds->slot, &root))
 	{
 		found = true;
-		direct_tid_remember(ds->tc, segment, &root);
+		direct_tid_remember(ds->tc, segment, 0, &root);
 
 		/*
 		 * two rows asked: a second row for the segment is an error, not a
@@ -804,7 +804,7 @@ store_direct_read(DirectStore *ds, int32 segment, Snapshot snapshot, Store *hdr,
 			*root = r;
 		}
 		if (ds->ntids == 1 && hdr == NULL)
-			direct_tid_remember1(ds->tc, segment, &r);
+			direct_tid_remember(ds->tc, segment, 1, &r);
 		store_direct_push_tid(ds, &ds->slot->tts_tid);
 	}
 	index_endscan(scan);
@@ -981,10 +981,8 @@ store_direct_indexed(DirectStore *ds, HeapTuple tup, int32 chunk, bool index_it)
 	{
 		store_direct_index_insert(ds, tup, chunk);
 		/* out of its HOT chain, or a new row: the new index entry's TID */
-		if (chunk == 0)
-			direct_tid_remember(ds->tc, ds->segment, &tup->t_self);
-		else if (chunk == 1)
-			direct_tid_remember1(ds->tc, ds->segment, &tup->t_self);
+		if (chunk <= 1)
+			direct_tid_remember(ds->tc, ds->segment, chunk, &tup->t_self);
 	}
 }
 
@@ -1218,7 +1216,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 							s.name)));
 		if (ds.tc == NULL)
 			ds.tc = direct_tids_for(relid, s.nsegments);
-		direct_tid_remember(ds.tc, STORE_HEADER, &root);
+		direct_tid_remember(ds.tc, STORE_HEADER, 0, &root);
 	}
 	s.header = hv;
 	filter_open(&s.hcf, s.header);
