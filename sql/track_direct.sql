@@ -5,7 +5,8 @@
 -- grant only) through SQL.  The
 -- trackings of a table are cached per backend: a tracking, an untracking
 -- and a rolled-back tracking are followed at once, and rights are checked
--- at every statement and commit, never cached.
+-- at every statement and commit (served from a cache that every
+-- invalidation of their sources empties).
 
 CREATE SCHEMA td;
 CREATE ROLE regress_td_owner;
@@ -176,6 +177,26 @@ INSERT INTO td.t VALUES (3003, 30030);
 SELECT cuckoo_store_contains('td.s_renamed', 30010::int8) AS other_index,
        cuckoo_store_contains('td.s_renamed', 30020::int8) AS dropped_column,
        cuckoo_store_contains('td.s_renamed', 30030::int8) AS renamed;
+SELECT * FROM cuckoo_store_verify('td.s_renamed');
+
+-- a backend keeps its verdict on a store's shape, and the store's header,
+-- until an invalidation: a trigger made on the store after this backend's
+-- commits took the heap path is seen at the next commit (the SQL path's
+-- UPDATE runs it), and so is its drop
+CREATE TABLE td.store_log (segment int);
+CREATE FUNCTION td.store_logged() RETURNS trigger LANGUAGE plpgsql
+  SECURITY DEFINER SET search_path = pg_catalog AS
+  $$BEGIN INSERT INTO td.store_log VALUES (NEW.segment); RETURN NULL; END$$;
+INSERT INTO td.t VALUES (3004, 30040);
+INSERT INTO td.t VALUES (3005, 30050);
+CREATE TRIGGER store_logged AFTER UPDATE ON td.s_renamed
+  FOR EACH ROW EXECUTE FUNCTION td.store_logged();
+INSERT INTO td.t VALUES (3006, 30060);
+SELECT count(*) AS store_updates_logged FROM td.store_log;
+DROP TRIGGER store_logged ON td.s_renamed;
+INSERT INTO td.t VALUES (3007, 30070);
+SELECT count(*) AS store_updates_logged FROM td.store_log;
+SELECT cuckoo_store_contains_array('td.s_renamed', ARRAY[30040, 30050, 30060, 30070]::int8[]) AS found;
 SELECT * FROM cuckoo_store_verify('td.s_renamed');
 
 -- a store that is a partition is not taken: a commit whose segment update

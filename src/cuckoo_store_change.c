@@ -34,6 +34,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/acl.h"
 #include "utils/fmgroids.h"
@@ -349,7 +350,8 @@ store_apply_segment(cf_filter *cf, const ValueHasher *vh, const StoreItem *items
 typedef struct DirectStore
 {
 	Relation	rel;
-	Relation	index;			/* the primary key (segment, chunk) */
+	Oid			index_oid;		/* the primary key (segment, chunk) */
+	Relation	index;			/* it, opened when first needed */
 	IndexInfo  *ii;				/* built when first needed */
 	const char *name;
 	AttrNumber	a_segment,
@@ -407,6 +409,23 @@ typedef struct DirectTids
 	uint32		gen;			/* the current generation, >= 1 */
 	DirectTid  *slots;
 	DirectTid	header;
+
+	/*
+	 * What the commit learnt of the store that only DDL changes, kept until
+	 * any relcache invalidation (direct_tids_forget): that the heap path
+	 * takes it (store_direct_index's verdict, its columns' numbers and its
+	 * primary key), and its header row (segments, fpr, capacity, and the
+	 * header filter with a value family, opened).
+	 */
+	bool		shape_ok;
+	Oid			index_oid;
+	AttrNumber	att[6];
+	bool		hdr_ok;
+	double		fpr;
+	int64		capacity;
+	int32		nsegments;
+	CuckooFilter *hv;			/* in direct_tids_cxt; hcf.buf is its bytes */
+	cf_filter	hcf;
 } DirectTids;
 
 #define DIRECT_TIDS_MAX		65536
@@ -417,6 +436,25 @@ static MemoryContext direct_tids_cxt = NULL;
 static DirectTids direct_tids[DIRECT_TIDS_STORES];
 static int	direct_tids_next = 0;
 static Size direct_tids_bytes = 0;	/* allocated, all stores */
+static uint64 direct_inval_count = 0;	/* relcache invalidations seen */
+
+/*
+ * A relcache invalidation of any relation: every store's shape verdict and
+ * header are forgotten (the TIDs need no forgetting: nothing remembered is
+ * trusted).  Any, not only the store's: the primary key's own, a
+ * catalog's, a lost invalidation queue's (relid InvalidOid) too.  The
+ * header's copy is freed when it is read again, not here.
+ */
+static void
+direct_tids_forget(Datum arg, Oid relid)
+{
+	direct_inval_count++;
+	for (int i = 0; i < DIRECT_TIDS_STORES; i++)
+	{
+		direct_tids[i].shape_ok = false;
+		direct_tids[i].hdr_ok = false;
+	}
+}
 
 /* The remembered TIDs of store relid, or NULL. */
 static DirectTids *
@@ -443,11 +481,16 @@ direct_tids_for(Oid relid, int32 nsegments)
 	if (t != NULL)
 		return t;
 	if (direct_tids_cxt == NULL)
+	{
 		direct_tids_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo store TIDs",
 												ALLOCSET_SMALL_SIZES);
+		CacheRegisterRelcacheCallback(direct_tids_forget, (Datum) 0);
+	}
 	t = &direct_tids[direct_tids_next];
 	direct_tids_next = (direct_tids_next + 1) % DIRECT_TIDS_STORES;
 	t->relid = InvalidOid;
+	t->shape_ok = false;
+	t->hdr_ok = false;
 	while (n < (uint32) Max(nsegments, 1) && n < DIRECT_TIDS_MAX &&
 		   direct_tids_bytes - sizeof(DirectTid) * t->cap + sizeof(DirectTid) * n * 2 <=
 		   DIRECT_TIDS_BUDGET)
@@ -585,9 +628,21 @@ store_direct_fetch(DirectStore *ds, Snapshot snapshot, int32 segment, int32 chun
 	return true;
 }
 
+static void
+store_direct_set_atts(DirectStore *ds, const AttrNumber *att)
+{
+	ds->a_segment = att[0];
+	ds->a_chunk = att[1];
+	ds->a_bytes = att[2];
+	ds->a_fpr = att[3];
+	ds->a_capacity = att[4];
+	ds->a_segments = att[5];
+}
+
 /*
  * The store's primary key, opened (RowExclusiveLock), if rel's shape lets
- * the heap be used directly (and ds's column numbers set); else NULL.
+ * the heap be used directly (and ds's column numbers and index_oid set);
+ * else NULL.
  */
 static Relation
 store_direct_index(Relation rel, DirectStore *ds)
@@ -653,16 +708,25 @@ store_direct_index(Relation rel, DirectStore *ds)
 		heap_attisnull(idx->rd_indextuple, Anum_pg_index_indexprs, NULL) &&
 		heap_attisnull(idx->rd_indextuple, Anum_pg_index_indpred, NULL))
 	{
-		ds->a_segment = att[0];
-		ds->a_chunk = att[1];
-		ds->a_bytes = att[2];
-		ds->a_fpr = att[3];
-		ds->a_capacity = att[4];
-		ds->a_segments = att[5];
+		store_direct_set_atts(ds, att);
+		ds->index_oid = RelationGetRelid(idx);
 		return idx;
 	}
 	index_close(idx, RowExclusiveLock);
 	return NULL;
+}
+
+/*
+ * The primary key, opened (RowExclusiveLock) when first needed: a commit
+ * that finds its rows from remembered TIDs and updates them in their HOT
+ * chains never uses it.
+ */
+static Relation
+store_direct_pkey(DirectStore *ds)
+{
+	if (ds->index == NULL)
+		ds->index = index_open(ds->index_oid, RowExclusiveLock);
+	return ds->index;
 }
 
 static IndexScanDesc
@@ -675,11 +739,11 @@ store_direct_scan(DirectStore *ds, Snapshot snapshot, int32 segment, bool chunk0
 	ScanKeyInit(&key[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(segment));
 	ScanKeyInit(&key[1], 2, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(0));
 #if PG_VERSION_NUM >= 190000
-	scan = index_beginscan(ds->rel, ds->index, snapshot, NULL, nkeys, 0, SO_NONE);
+	scan = index_beginscan(ds->rel, store_direct_pkey(ds), snapshot, NULL, nkeys, 0, SO_NONE);
 #elif PG_VERSION_NUM >= 180000
-	scan = index_beginscan(ds->rel, ds->index, snapshot, NULL, nkeys, 0);
+	scan = index_beginscan(ds->rel, store_direct_pkey(ds), snapshot, NULL, nkeys, 0);
 #else
-	scan = index_beginscan(ds->rel, ds->index, snapshot, nkeys, 0);
+	scan = index_beginscan(ds->rel, store_direct_pkey(ds), snapshot, nkeys, 0);
 #endif
 	index_rescan(scan, key, nkeys, NULL, 0);
 	return scan;
@@ -923,7 +987,7 @@ store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
 	bool		keynull[2] = {false, false};
 
 	if (ds->ii == NULL)
-		ds->ii = BuildIndexInfo(ds->index);
+		ds->ii = BuildIndexInfo(store_direct_pkey(ds));
 	key[0] = Int32GetDatum(ds->segment);
 	key[1] = Int32GetDatum(chunk);
 	/*
@@ -931,7 +995,7 @@ store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
 	 * as the executor tells the index for an UPDATE that leaves its columns
 	 * alone (btree's bottom-up deletion of the older versions' entries)
 	 */
-	(void) index_insert(ds->index, key, keynull, &tup->t_self, ds->rel, UNIQUE_CHECK_YES,
+	(void) index_insert(store_direct_pkey(ds), key, keynull, &tup->t_self, ds->rel, UNIQUE_CHECK_YES,
 #if PG_VERSION_NUM >= 140000
 						chunk < ds->ntids,
 #endif
@@ -945,26 +1009,36 @@ store_direct_index_insert(DirectStore *ds, HeapTuple tup, int32 chunk)
  * column is NULL in a new row).
  */
 static HeapTuple
-store_direct_chunk_tuple(DirectStore *ds, int32 chunk, const char *p, Size n)
+store_direct_chunk_row(DirectStore *ds, int32 chunk, const bytea *b)
 {
 	TupleDesc	desc = RelationGetDescr(ds->rel);
-	bytea	   *b = palloc(VARHDRSZ + n);
 	Datum	   *values = palloc0(sizeof(Datum) * desc->natts);
 	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
 	HeapTuple	tup;
 
-	SET_VARSIZE(b, VARHDRSZ + n);
-	memcpy(VARDATA(b), p, n);
 	memset(nulls, true, sizeof(bool) * desc->natts);
 	values[ds->a_segment - 1] = Int32GetDatum(ds->segment);
 	nulls[ds->a_segment - 1] = false;
 	values[ds->a_chunk - 1] = Int32GetDatum(chunk);
 	nulls[ds->a_chunk - 1] = false;
-	values[ds->a_bytes - 1] = PointerGetDatum(b);
+	values[ds->a_bytes - 1] = PointerGetDatum(unconstify(bytea *, b));
 	nulls[ds->a_bytes - 1] = false;
 	tup = heap_form_tuple(desc, values, nulls);
 	pfree(values);
 	pfree(nulls);
+	return tup;
+}
+
+/* store_direct_chunk_row of bytes p[0 .. n-1] */
+static HeapTuple
+store_direct_chunk_tuple(DirectStore *ds, int32 chunk, const char *p, Size n)
+{
+	bytea	   *b = palloc(VARHDRSZ + n);
+	HeapTuple	tup;
+
+	SET_VARSIZE(b, VARHDRSZ + n);
+	memcpy(VARDATA(b), p, n);
+	tup = store_direct_chunk_row(ds, chunk, b);
 	pfree(b);
 	return tup;
 }
@@ -1104,7 +1178,9 @@ store_direct_unlocked(DirectStore *ds, Snapshot snapshot, const ValueHasher *vh,
 			*changed = changed0;
 			return false;
 		}
-		tup = store_direct_chunk_tuple(ds, 0, (const char *) cf.buf, cf.len);
+		/* the filter is a varlena (cf.buf - VARHDRSZ): the row's bytes as they are */
+		SET_VARSIZE(cf.buf - VARHDRSZ, VARHDRSZ + cf.len);
+		tup = store_direct_chunk_row(ds, 0, (const bytea *) (cf.buf - VARHDRSZ));
 		pfree(cf.buf - VARHDRSZ);
 		r = store_direct_update0(ds, tup, &index_it);
 		if (r == TM_Ok)
@@ -1131,6 +1207,31 @@ store_direct_drop_chunks(void *arg, int32 from)
 
 	for (int32 c = from; c < ds->ntids; c++)
 		simple_heap_delete(ds->rel, &ds->tids[c]);
+}
+
+/*
+ * The header row just read into s (with a value family: a store's family,
+ * once recorded, never changes), kept in t until a relcache invalidation.
+ * Its columns and filter change only when the store is made again
+ * (cuckoo_store_create, a restore: a new table, or DDL) or by hand: an
+ * UPDATE of the row sends no invalidation, and a commit does not see it
+ * until one comes (docs/DESIGN.md, "Living filters").
+ */
+static void
+direct_tids_keep_header(DirectTids *t, const Store *s)
+{
+	Size		len = VARSIZE(s->header);
+
+	if (t->hv != NULL)
+		pfree(t->hv);
+	t->hv = NULL;
+	t->hv = MemoryContextAlloc(direct_tids_cxt, len);
+	memcpy(t->hv, s->header, len);
+	cf_open(&t->hcf, t->hv->bytes, CUCKOO_BYTES_LEN(t->hv));
+	t->fpr = s->fpr;
+	t->capacity = s->capacity;
+	t->nsegments = s->nsegments;
+	t->hdr_ok = true;
 }
 
 /*
@@ -1163,6 +1264,9 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	Store		s;
 	StoreItem  *items;
 	CuckooFilter *hv;
+	DirectTids *t;
+	uint64		inval0;
+	bool		cached;
 	int			k,
 				nremove;
 
@@ -1174,16 +1278,45 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	if (n > PG_INT32_MAX / 2 || XactReadOnly)
 		return false;
 	/* role's SELECT, UPDATE and schema USAGE: checked by the caller (cuckoo_store.h) */
-	if (get_rel_relkind(relid) != RELKIND_RELATION)
+
+	/*
+	 * The store's kind, children and shape, or the verdict on them kept
+	 * since no relcache invalidation came (direct_tids_forget): each of
+	 * them changes only by DDL, which sends one.
+	 */
+	t = direct_tids_find(relid);
+	cached = t != NULL && t->shape_ok;
+	if (!cached && get_rel_relkind(relid) != RELKIND_RELATION)
 		return false;
-	store_check_no_children(relid);
 	memset(&ds, 0, sizeof(ds));
 	ds.rel = table_open(relid, RowExclusiveLock);
-	ds.index = store_direct_index(ds.rel, &ds);
-	if (ds.index == NULL)
+	inval0 = direct_inval_count;
+	if (cached && t->shape_ok)
 	{
-		table_close(ds.rel, RowExclusiveLock);
-		return false;
+		store_direct_set_atts(&ds, t->att);
+		ds.index_oid = t->index_oid;
+	}
+	else
+	{
+		/* (forgotten while the table was opened: its relkind is checked below) */
+		store_check_no_children(relid);
+		ds.index = store_direct_index(ds.rel, &ds);
+		if (ds.index == NULL)
+		{
+			table_close(ds.rel, RowExclusiveLock);
+			return false;
+		}
+		if (t != NULL && direct_inval_count == inval0)
+		{
+			t->att[0] = ds.a_segment;
+			t->att[1] = ds.a_chunk;
+			t->att[2] = ds.a_bytes;
+			t->att[3] = ds.a_fpr;
+			t->att[4] = ds.a_capacity;
+			t->att[5] = ds.a_segments;
+			t->index_oid = ds.index_oid;
+			t->shape_ok = true;
+		}
 	}
 	memset(&s, 0, sizeof(s));
 	s.relid = relid;
@@ -1196,15 +1329,24 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	ds.slot = table_slot_create(ds.rel, NULL);
 	ds.nblocks = InvalidBlockNumber;
-	ds.tc = direct_tids_find(relid);
+	ds.tc = t;
 	hv = NULL;
-	if (store_direct_fetch(&ds, snapshot, STORE_HEADER, 0))
+	if (t != NULL && t->hdr_ok)
+	{
+		/* the header as this backend last read it (direct_tids_forget) */
+		s.fpr = t->fpr;
+		s.capacity = t->capacity;
+		s.nsegments = t->nsegments;
+		s.header = t->hv;
+		s.hcf = t->hcf;
+	}
+	else if (store_direct_fetch(&ds, snapshot, STORE_HEADER, 0))
 	{
 		store_direct_header_cols(&ds, &s);
 		hv = store_direct_whole(&ds, STORE_HEADER, false);
 		ExecClearTuple(ds.slot);
 	}
-	if (hv == NULL)
+	if (hv == NULL && s.header == NULL)
 	{
 		ItemPointerData root;
 
@@ -1218,8 +1360,14 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 			ds.tc = direct_tids_for(relid, s.nsegments);
 		direct_tid_remember(ds.tc, STORE_HEADER, 0, &root);
 	}
-	s.header = hv;
-	filter_open(&s.hcf, s.header);
+	if (hv != NULL)
+	{
+		s.header = hv;
+		filter_open(&s.hcf, s.header);
+		if (cf_kind_of(&s.hcf) != CF_KIND_ANY && ds.tc != NULL && !ds.tc->hdr_ok &&
+			direct_inval_count == inval0)
+			direct_tids_keep_header(ds.tc, &s);
+	}
 	if (cf_kind_of(&s.hcf) == CF_KIND_ANY)
 	{
 		/* the first value's family is recorded under the header's lock: SQL */
@@ -1229,7 +1377,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		if (ds.slot2 != NULL)
 			ExecDropSingleTupleTableSlot(ds.slot2);
 		UnregisterSnapshot(snapshot);
-		index_close(ds.index, RowExclusiveLock);
+		if (ds.index != NULL)
+			index_close(ds.index, RowExclusiveLock);
 		table_close(ds.rel, RowExclusiveLock);
 		return false;
 	}
@@ -1277,7 +1426,8 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	if (ds.slot2 != NULL)
 		ExecDropSingleTupleTableSlot(ds.slot2);
 	UnregisterSnapshot(snapshot);
-	index_close(ds.index, RowExclusiveLock);
+	if (ds.index != NULL)
+		index_close(ds.index, RowExclusiveLock);
 	table_close(ds.rel, RowExclusiveLock);
 	return true;
 }

@@ -37,6 +37,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
+#include "utils/inval.h"
 
 #include "cf_store.h"
 #include "cuckoo_track_int.h"
@@ -110,6 +111,88 @@ track_checked(Oid store, Oid typid)
 	return false;
 }
 
+/*
+ * The (store, role) pairs whose rights this backend has checked (role's
+ * SELECT and UPDATE on the store, USAGE on its schema), kept until an
+ * invalidation of anything they depend on: the store's pg_class row (its
+ * ACL, its owner, its schema: a relcache invalidation, any relation's, is
+ * taken), a schema's row, a role's (superuser) or a membership.  Those are
+ * the invalidations that make the catalog caches, which pg_class_aclcheck
+ * reads, forget: a check served from here answers as the catalog caches
+ * would at that moment.
+ */
+#define RIGHTS_SLOTS	16
+static struct
+{
+	Oid			store;
+	Oid			role;
+}			rights_ok[RIGHTS_SLOTS];
+static int	rights_n = 0;
+static int	rights_next = 0;
+static uint64 rights_gen = 0;	/* invalidations seen */
+static bool rights_callbacks = false;
+
+static void
+rights_forget(Datum arg, Oid relid)
+{
+	rights_n = 0;
+	rights_gen++;
+}
+
+static void
+rights_forget_syscache(Datum arg, int cacheid, uint32 hashvalue)
+{
+	rights_n = 0;
+	rights_gen++;
+}
+
+/*
+ * Role may change store (SELECT and UPDATE on it, USAGE on its schema), as
+ * the statements naming it need; else 42501.  Checked one right at a time:
+ * pg_class_aclcheck with both in its mask passes with either.
+ */
+static void
+track_check_rights(Oid store, Oid role)
+{
+	uint64		gen;
+
+	for (int i = 0; i < rights_n; i++)
+		if (rights_ok[i].store == store && rights_ok[i].role == role)
+			return;
+	if (!rights_callbacks)
+	{
+		CacheRegisterRelcacheCallback(rights_forget, (Datum) 0);
+		CacheRegisterSyscacheCallback(NAMESPACEOID, rights_forget_syscache, (Datum) 0);
+		CacheRegisterSyscacheCallback(AUTHOID, rights_forget_syscache, (Datum) 0);
+		CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, rights_forget_syscache, (Datum) 0);
+		CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, rights_forget_syscache, (Datum) 0);
+		rights_callbacks = true;
+	}
+	gen = rights_gen;
+	if (pg_class_aclcheck(store, role, ACL_SELECT) != ACLCHECK_OK ||
+		pg_class_aclcheck(store, role, ACL_UPDATE) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
+				 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
+						   GetUserNameFromId(role, false))));
+	if (!cuckoo_store_schema_usage(store, role))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for schema %s",
+						get_namespace_name(get_rel_namespace(store))),
+				 errdetail("The owner of a tracked table, role \"%s\", needs USAGE on the schema of cuckoo store %s.",
+						   GetUserNameFromId(role, false), get_rel_name(store))));
+	/* kept only if nothing was invalidated while it was checked */
+	if (gen != rights_gen)
+		return;
+	rights_ok[rights_next].store = store;
+	rights_ok[rights_next].role = role;
+	rights_next = (rights_next + 1) % RIGHTS_SLOTS;
+	if (rights_n < RIGHTS_SLOTS)
+		rights_n++;
+}
+
 /* The transaction's pending stores, in TopTransactionContext. */
 static PendingStore *pending = NULL;
 static bool pending_callbacks = false;
@@ -163,21 +246,7 @@ track_queue(FunctionCallInfo fcinfo, Oid store, Oid role, Oid typid, Oid collid,
 		pending = e;
 	}
 	pending_add_role(e, role);
-	/* each right on its own: a mask of both passes with either */
-	if (pg_class_aclcheck(store, role, ACL_SELECT) != ACLCHECK_OK ||
-		pg_class_aclcheck(store, role, ACL_UPDATE) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for cuckoo store %s", get_rel_name(store)),
-				 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
-						   GetUserNameFromId(role, false))));
-	if (!cuckoo_store_schema_usage(store, role))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for schema %s",
-						get_namespace_name(get_rel_namespace(store))),
-				 errdetail("The owner of a tracked table, role \"%s\", needs USAGE on the schema of cuckoo store %s.",
-						   GetUserNameFromId(role, false), get_rel_name(store))));
+	track_check_rights(store, role);
 	if (e->checked_type != typid)
 	{
 		if (!track_checked(store, typid))
@@ -271,24 +340,7 @@ static void
 pending_check_roles(PendingStore *e)
 {
 	for (int i = 0; i < e->nroles; i++)
-	{
-		Oid			role = e->roles[i];
-
-		if (pg_class_aclcheck(e->store, role, ACL_SELECT) != ACLCHECK_OK ||
-			pg_class_aclcheck(e->store, role, ACL_UPDATE) != ACLCHECK_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied for cuckoo store %s", get_rel_name(e->store)),
-					 errdetail("The owner of a tracked table, role \"%s\", needs SELECT and UPDATE on the store that tracks it.",
-							   GetUserNameFromId(role, false))));
-		if (!cuckoo_store_schema_usage(e->store, role))
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied for schema %s",
-							get_namespace_name(get_rel_namespace(e->store))),
-					 errdetail("The owner of a tracked table, role \"%s\", needs USAGE on the schema of cuckoo store %s.",
-							   GetUserNameFromId(role, false), get_rel_name(e->store))));
-	}
+		track_check_rights(e->store, e->roles[i]);
 }
 
 /* The net changes of e (equal hashes added and removed cancel), in l. */
