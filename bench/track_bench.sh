@@ -14,8 +14,10 @@
 # server-side file, DELETE of 10 % of the rows (every tenth id); then pgbench,
 # 8 clients for SECONDS s, each transaction one single-row INSERT of a new
 # id or one single-row DELETE of a random id of the loaded ones (most
-# exist: a tenth were deleted above, and each is deleted once).  The issue's goals are printed beside
-# the ratios.  Progress to stderr.
+# exist: a tenth were deleted above, and each is deleted once), the side
+# that goes first changing each round.  The issue's goals are printed beside
+# the ratios (of the medians), then each round's pgbench ratio (of its two
+# runs, next to each other in time) and their median.  Progress to stderr.
 #
 # CAPACITY=N creates the store for N values (default ROWS).  The pgbench
 # part grows the tables (its deletes pick ids of the loaded rows, more of
@@ -64,7 +66,7 @@ $(tables plain)
 $(tables tracked)
 SELECT cuckoo_store_create('s', $CAPACITY);
 SELECT cuckoo_store_track('s', 'tracked', 'k');
-CREATE TABLE timings (side text, op text, v float8);
+CREATE TABLE timings (side text, op text, v float8, round int);
 EOF
 
 # timed SIDE OP SQL: the statement's milliseconds (psql's \timing)
@@ -96,13 +98,17 @@ cat >"$pp_work/del.pgbench" <<'EOF'
 \set id random(1, :rows)
 DELETE FROM :tab WHERE id = :id;
 EOF
+# the two sides in turn, the first one changing each round (plain, tracked;
+# tracked, plain; ...), so that a machine whose speed drifts over minutes
+# favours neither; each round's ratio is of two runs next to each other
 for r in $(seq 1 "$ROUNDS"); do
-  for side in plain tracked; do
+  if [ $((r % 2)) -eq 1 ]; then order="plain tracked"; else order="tracked plain"; fi
+  for side in $order; do
     log "round $r, $side: pgbench, 8 clients, $SECONDS_ s"
     tps=$(PGHOST="$pp_sock" PGPORT="$pp_port" PGUSER=postgres pgbench -n -c 8 -j 2 -T "$SECONDS_" \
             -D tab="$side" -D rows="$ROWS" -f "$pp_work/ins.pgbench" -f "$pp_work/del.pgbench" postgres 2>&1 |
           sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
-    q -c "INSERT INTO timings VALUES ('$side', 'pgbench_tps', $tps)" >/dev/null
+    q -c "INSERT INTO timings VALUES ('$side', 'pgbench_tps', $tps, $r)" >/dev/null
   done
 done
 check_missing2=$(q -c "SELECT missing FROM cuckoo_store_verify('s')")
@@ -131,3 +137,14 @@ FROM m p JOIN m t ON t.op = p.op AND t.side = 'tracked'
 WHERE p.side = 'plain'
 ORDER BY CASE p.op WHEN 'insert' THEN 1 WHEN 'copy' THEN 2 WHEN 'delete' THEN 3 ELSE 4 END;
 EOF
+echo
+# each round's pgbench ratio (the two runs next to each other), in order
+q -F' ' <<'EOF2'
+SELECT 'pgbench tracked / plain by round: ' ||
+       string_agg(to_char(t.v / p.v, 'FM990.00'), ', ' ORDER BY p.round) ||
+       '; median ' || to_char(percentile_cont(0.5) WITHIN GROUP (ORDER BY t.v / p.v), 'FM990.00') ||
+       ', lowest ' || to_char(min(t.v / p.v), 'FM990.00') ||
+       ', rounds at 0.7 or more: ' || count(*) FILTER (WHERE t.v / p.v >= 0.7) || ' of ' || count(*)
+FROM timings p JOIN timings t ON t.round = p.round AND t.op = p.op AND t.side = 'tracked'
+WHERE p.side = 'plain' AND p.op = 'pgbench_tps';
+EOF2
