@@ -218,6 +218,13 @@ extern void planner_init(void);
 
 /* cuckoo_track_pending.c */
 extern void track_init(void);
+extern void track_rights_forget(Oid relid);
+
+/* cuckoo_track_trigger.c */
+extern void track_cache_forget(Oid relid);
+
+/* cuckoo_store_change.c */
+extern void store_direct_forget(Oid relid);
 
 /* cuckoo_store_load.c */
 extern void load_init(void);

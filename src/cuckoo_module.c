@@ -7,6 +7,7 @@
 #include "cuckoo.h"
 
 #include "miscadmin.h"
+#include "utils/inval.h"
 
 CF_MODULE_MAGIC;
 
@@ -19,10 +20,24 @@ core_check_interrupts(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/*
+ * The module's one relcache callback (a backend has ten, and running out
+ * is FATAL): each cache of facts about relations that a relcache
+ * invalidation may change forgets them.
+ */
+static void
+module_relcache_callback(Datum arg, Oid relid)
+{
+	track_cache_forget(relid);
+	store_direct_forget(relid);
+	track_rights_forget(relid);
+}
+
 void
 _PG_init(void)
 {
 	cf_interrupt_hook = core_check_interrupts;
+	CacheRegisterRelcacheCallback(module_relcache_callback, (Datum) 0);
 	scan_init();
 	arg_init();
 	planner_init();

@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "storage/bufmgr.h"
+#include "storage/lmgr.h"
 #include "storage/smgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -412,7 +413,7 @@ typedef struct DirectTids
 
 	/*
 	 * What the commit learnt of the store that only DDL changes, kept until
-	 * any relcache invalidation (direct_tids_forget): that the heap path
+	 * any relcache invalidation (store_direct_forget): that the heap path
 	 * takes it (store_direct_index's verdict, its columns' numbers and its
 	 * primary key), and its header row (segments, fpr, capacity, and the
 	 * header filter with a value family, opened).
@@ -439,14 +440,15 @@ static Size direct_tids_bytes = 0;	/* allocated, all stores */
 static uint64 direct_inval_count = 0;	/* relcache invalidations seen */
 
 /*
- * A relcache invalidation of any relation: every store's shape verdict and
- * header are forgotten (the TIDs need no forgetting: nothing remembered is
- * trusted).  Any, not only the store's: the primary key's own, a
- * catalog's, a lost invalidation queue's (relid InvalidOid) too.  The
- * header's copy is freed when it is read again, not here.
+ * A relcache invalidation of any relation (cuckoo_module.c's callback):
+ * every store's shape verdict and header are forgotten (the TIDs need no
+ * forgetting: nothing remembered is trusted).  Any, not only the store's:
+ * the primary key's own, a catalog's, a lost invalidation queue's (relid
+ * InvalidOid) too.  The header's copy is freed when it is read again, not
+ * here.
  */
-static void
-direct_tids_forget(Datum arg, Oid relid)
+void
+store_direct_forget(Oid relid)
 {
 	direct_inval_count++;
 	for (int i = 0; i < DIRECT_TIDS_STORES; i++)
@@ -481,11 +483,8 @@ direct_tids_for(Oid relid, int32 nsegments)
 	if (t != NULL)
 		return t;
 	if (direct_tids_cxt == NULL)
-	{
 		direct_tids_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo store TIDs",
 												ALLOCSET_SMALL_SIZES);
-		CacheRegisterRelcacheCallback(direct_tids_forget, (Datum) 0);
-	}
 	t = &direct_tids[direct_tids_next];
 	direct_tids_next = (direct_tids_next + 1) % DIRECT_TIDS_STORES;
 	t->relid = InvalidOid;
@@ -717,9 +716,9 @@ store_direct_index(Relation rel, DirectStore *ds)
 }
 
 /*
- * The primary key, opened (RowExclusiveLock) when first needed: a commit
- * that finds its rows from remembered TIDs and updates them in their HOT
- * chains never uses it.
+ * The primary key, opened when first needed (its lock was taken at the
+ * start, cuckoo_store_apply_direct): a commit that finds its rows from
+ * remembered TIDs and updates them in their HOT chains never opens it.
  */
 static Relation
 store_direct_pkey(DirectStore *ds)
@@ -1281,7 +1280,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 
 	/*
 	 * The store's kind, children and shape, or the verdict on them kept
-	 * since no relcache invalidation came (direct_tids_forget): each of
+	 * since no relcache invalidation came (store_direct_forget): each of
 	 * them changes only by DDL, which sends one.
 	 */
 	t = direct_tids_find(relid);
@@ -1290,6 +1289,16 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 		return false;
 	memset(&ds, 0, sizeof(ds));
 	ds.rel = table_open(relid, RowExclusiveLock);
+	/*
+	 * The primary key's lock is taken now, as its open did: taken only when
+	 * it is first used, after segment rows were written, it could close a
+	 * cycle with a session that holds the index alone and waits for one of
+	 * those rows (ALTER INDEX ... SET TABLESPACE, then SELECT ... FOR
+	 * UPDATE).  Taking it may process invalidations: the verdict is looked
+	 * at after it.
+	 */
+	if (cached)
+		LockRelationOid(t->index_oid, RowExclusiveLock);
 	inval0 = direct_inval_count;
 	if (cached && t->shape_ok)
 	{
@@ -1333,7 +1342,7 @@ cuckoo_store_apply_direct(FunctionCallInfo fcinfo, Oid relid, Oid role, const Va
 	hv = NULL;
 	if (t != NULL && t->hdr_ok)
 	{
-		/* the header as this backend last read it (direct_tids_forget) */
+		/* the header as this backend last read it (store_direct_forget) */
 		s.fpr = t->fpr;
 		s.capacity = t->capacity;
 		s.nsegments = t->nsegments;

@@ -132,8 +132,9 @@ static int	rights_next = 0;
 static uint64 rights_gen = 0;	/* invalidations seen */
 static bool rights_callbacks = false;
 
-static void
-rights_forget(Datum arg, Oid relid)
+/* Any relcache invalidation (cuckoo_module.c's callback). */
+void
+track_rights_forget(Oid relid)
 {
 	rights_n = 0;
 	rights_gen++;
@@ -161,11 +162,20 @@ track_check_rights(Oid store, Oid role)
 			return;
 	if (!rights_callbacks)
 	{
-		CacheRegisterRelcacheCallback(rights_forget, (Datum) 0);
+		/*
+		 * The syscaches whose invalidations make PostgreSQL forget a right:
+		 * acl.c's role membership cache (pg_authid, pg_auth_members, and
+		 * pg_database, whose owner is pg_database_owner's member, 14 and
+		 * later), superuser.c's (pg_authid), a schema's ACL
+		 * (pg_namespace); a relation's ACL and owner come with the
+		 * relcache invalidations (track_rights_forget).  Check this list
+		 * against acl.c's initialize_acl at each new major version.
+		 */
 		CacheRegisterSyscacheCallback(NAMESPACEOID, rights_forget_syscache, (Datum) 0);
 		CacheRegisterSyscacheCallback(AUTHOID, rights_forget_syscache, (Datum) 0);
 		CacheRegisterSyscacheCallback(AUTHMEMROLEMEM, rights_forget_syscache, (Datum) 0);
 		CacheRegisterSyscacheCallback(AUTHMEMMEMROLE, rights_forget_syscache, (Datum) 0);
+		CacheRegisterSyscacheCallback(DATABASEOID, rights_forget_syscache, (Datum) 0);
 		rights_callbacks = true;
 	}
 	gen = rights_gen;

@@ -155,8 +155,9 @@ static uint64 track_cache_generation = 0;
 static Oid	track_tt_fn = InvalidOid;
 static Oid	track_tt = InvalidOid;
 
-static void
-track_cache_callback(Datum arg, Oid relid)
+/* Any relcache invalidation (cuckoo_module.c's callback): the cache is emptied. */
+void
+track_cache_forget(Oid relid)
 {
 	track_tt_fn = InvalidOid;
 	track_cache = NULL;
@@ -177,13 +178,12 @@ track_cache_invalidate(Oid tt)
 	CacheInvalidateRelcacheByRelid(tt);
 }
 
-/* The cache's memory and callback, on first use (track_init cannot: no catalog access yet). */
+/* The cache's memory, on first use. */
 static void
 track_cache_setup(void)
 {
 	if (track_cache_cxt != NULL)
 		return;
-	CacheRegisterRelcacheCallback(track_cache_callback, (Datum) 0);
 	track_cache_cxt = AllocSetContextCreate(TopMemoryContext, "cuckoo trackings",
 											ALLOCSET_SMALL_SIZES);
 }
@@ -290,7 +290,7 @@ track_trackings(Oid tab, bool ispartition, Oid tt, Oid **stores, Oid **tracked, 
 	if (generation != track_cache_generation)
 		return n;
 	if (track_cache_n >= TRACK_CACHE_MAX)
-		track_cache_callback((Datum) 0, InvalidOid);
+		track_cache_forget(InvalidOid);
 	old = MemoryContextSwitchTo(track_cache_cxt);
 	e = palloc(sizeof(TrackCacheEntry));
 	e->tab = tab;
