@@ -88,6 +88,18 @@ SELECT * FROM tdt.check();
 -- remembered TIDs are past the table's end; then rows fill the table again
 -- and the TIDs point at rows of other keys
 CREATE TABLE tdt.vt (id int PRIMARY KEY, k int8);
+-- (VACUUM removes the dead rows, and so frees and truncates pages, only
+-- when no other session's snapshot is older: autovacuum's ANALYZE, in the
+-- same cluster, can hold one; each VACUUM below waits up to 30 s for none)
+CREATE FUNCTION tdt.wait_horizon() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    PERFORM pg_stat_clear_snapshot();
+    EXIT WHEN NOT EXISTS (SELECT 1 FROM pg_stat_activity
+                          WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid());
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
 SELECT cuckoo_store_create('tdt.vs', 3000) IS NOT NULL AS created;
 SELECT cuckoo_store_track('tdt.vs', 'tdt.vt', 'k') AS loaded;
 INSERT INTO tdt.vs (segment, chunk, bytes)
@@ -103,6 +115,7 @@ SELECT min((ctid::text::point)[0]) > 8 AS at_the_tail FROM tdt.vs WHERE segment 
 INSERT INTO tdt.vt VALUES (1, 1);
 INSERT INTO tdt.vt VALUES (2, 2);
 DELETE FROM tdt.vs WHERE segment >= 100000;
+SELECT tdt.wait_horizon();
 VACUUM tdt.vs;
 BEGIN;
 UPDATE tdt.vs SET bytes = bytes;
@@ -114,6 +127,7 @@ UPDATE tdt.vs SET bytes = bytes;
 UPDATE tdt.vs SET bytes = bytes;
 UPDATE tdt.vs SET bytes = bytes;
 COMMIT;
+SELECT tdt.wait_horizon();
 VACUUM tdt.vs;
 SELECT pg_relation_size('tdt.vs') / 8192 < :blocks_before AS truncated;
 INSERT INTO tdt.vt VALUES (3, 3);
