@@ -60,6 +60,12 @@ ifeq ($(shell test $(VERSION_NUM) -ge 150000 2>/dev/null || echo old),old)
 REGRESS := $(filter-out track_merge,$(REGRESS))
 endif
 
+# REGRESS_SKIP="NAME ...": leave these files out (test/package.sh and
+# test/pgxn/dist.sh leave out the scale tests, which every other run has).
+ifdef REGRESS_SKIP
+REGRESS := $(filter-out $(REGRESS_SKIP),$(REGRESS))
+endif
+
 # The pg_regress files this PostgreSQL version runs, for the test scripts.
 .PHONY: regress-list
 regress-list:

@@ -17,7 +17,9 @@
 # MAJORs default to $PG_MATRIX, else "13 17 18 19".  With CI=true, "prepare"
 # first empties the tree directory, so CI tests fresh trees; locally a
 # ready tree is reused (CUCKOO_CHROOTS, default /var/cache/cuckoo-chroots).
-# Ports: 25000 + MAJOR (override with MATRIX_PORT_BASE).
+# Ports: 25000 + MAJOR (override with MATRIX_PORT_BASE).  The load tests'
+# phases take MATRIX_LOAD_SECONDS (8), the living-filter test's mixed
+# writes under READ COMMITTED and REPEATABLE READ MATRIX_CLIENT_SECONDS (60).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cmd=${1:-}; shift || true
@@ -95,7 +97,7 @@ test_major() {
 
 # inside MAJOR PORT: runs in the tree, as root, in a copy of the source
 inside() {
-  local m=$1 port=$2 passed=0 failed=0 log rp rf line dr
+  local m=$1 port=$2 passed=0 failed=0 log rp rf line dr t0
   export PG_CONFIG="/usr/lib/postgresql/$m/bin/pg_config"
   log=$(mktemp -d)
   step() {
@@ -111,7 +113,8 @@ inside() {
   # lines, default 20, when it printed no count); adds the counts to passed
   # and failed
   tally() {
-    local show='^not ok' most=0 prefix= tailn=20 noprefix= name out line p f OPTIND=1 o
+    local show='^not ok' most=0 prefix= tailn=20 noprefix= name out line p f OPTIND=1 o t0
+    t0=$(date +%s)
     while getopts 's:n:p:t:' o; do
       case $o in
         s) show=$OPTARG ;; n) most=$OPTARG ;; p) prefix=$OPTARG; noprefix=1 ;; t) tailn=$OPTARG ;;
@@ -126,19 +129,20 @@ inside() {
     line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
     grep -E "$show" "$out" | awk -v n="$most" 'n == 0 || NR <= n' | sed "s/^/$prefix/"
     [ -n "$line" ] || { line="0 passed, 1 failed"; tail -n "$tailn" "$out" | sed 's/^/    /'; }
-    echo "# $name: $line"
+    echo "# $name: $line ($(($(date +%s) - t0)) s)"
     read -r p _ f _ <<<"$line"
     passed=$((passed + p)); failed=$((failed + f))
   }
   step "build (-Werror)" make PG_CONFIG="$PG_CONFIG" COPT=-Werror
   step install make PG_CONFIG="$PG_CONFIG" install
+  t0=$(date +%s)
   pg_virtualenv -t -c "-p $port" -v "$m" make PG_CONFIG="$PG_CONFIG" installcheck >"$log/regress.log" 2>&1
   rp=$(grep -cE '^(test |     )?[a-z_]+ +\.\.\. ok|^ok [0-9]+' "$log/regress.log")
   rf=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+' "$log/regress.log")
   if [ "$rp" -eq 0 ] && [ "$rf" -eq 0 ]; then rf=1; tail -n 30 "$log/regress.log" | sed 's/^/    /'; fi
   grep -E '^not ok' "$log/regress.log" | sed 's/^/    regress: /'
   [ "$rf" -gt 0 ] && [ -f regression.diffs ] && head -n 60 regression.diffs | sed 's/^/    /'
-  echo "# regress: $rp passed, $rf failed"
+  echo "# regress: $rp passed, $rf failed ($(($(date +%s) - t0)) s)"
   passed=$((passed + rp)); failed=$((failed + rf))
   # the dump/restore test (its place differs between layouts)
   dr=test/cluster/dump_restore.sh
@@ -148,8 +152,11 @@ inside() {
   tally upgrade pg_virtualenv -t -c "-p $port" -v "$m" bash test/cluster/upgrade.sh
   # stored filters (1.3) under 8 concurrent clients, a kill -9 and pg_dump
   tally store pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/store.sh
-  # living filters (1.3): a tracked table under load, a kill -9 and pg_dump
-  tally track pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" bash test/cluster/track.sh
+  # living filters (1.3): a tracked table under load, a kill -9 and pg_dump;
+  # the mixed writes under READ COMMITTED and REPEATABLE READ for the
+  # living-filters issue's 60 s on every version (MATRIX_CLIENT_SECONDS)
+  tally track pg_virtualenv -t -c "-p $port" -v "$m" env LOAD_SECONDS="${MATRIX_LOAD_SECONDS:-8}" \
+    SINGLE_SECONDS="${MATRIX_LOAD_SECONDS:-8}" CLIENT_SECONDS="${MATRIX_CLIENT_SECONDS:-60}" bash test/cluster/track.sh
   # the README's sql blocks, as pasted, in a fresh database (test/readme.sh;
   # the trees have no python3-psycopg or node: the host runs those blocks)
   tally -s '^(not ok|#   )' -n 40 readme pg_virtualenv -t -c "-p $port" -v "$m" env README_LANGS=sql bash test/readme.sh

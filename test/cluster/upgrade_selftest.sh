@@ -13,6 +13,8 @@
 #   different  the update script creates it VOLATILE, not IMMUTABLE: must fail
 #   nocomment  the update script forgets its COMMENT: must fail
 #   nopath     there is no cuckoo--CUR--NEXT.sql at all: must fail
+# A scenario that must fail runs test/upgrade.sh from the first version only
+# (UPGRADE_FROM): its failing check is that start's.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -36,6 +38,7 @@ cur=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$extdir/cuckoo.control")
 next=$(echo "$cur" | awk -F. '{ print $1 "." $2 + 1 }')
 # versions with a full install script in the real directory, plus NEXT
 nversions=$(( $(ls "$extdir" | grep -cE '^cuckoo--[0-9.]+\.sql$') + 1 ))
+first=$(ls "$extdir" | sed -nE 's/^cuckoo--([0-9.]+)\.sql$/\1/p' | sort -V | head -n 1)
 echo "# installed default version $cur; simulating $next"
 
 NEWFN="CREATE FUNCTION cuckoo_is_empty(f cuckoofilter) RETURNS boolean
@@ -60,7 +63,10 @@ scenario() {
   q postgres "SELECT pg_reload_conf()" >/dev/null
   sleep 1
   log="$scratch/$name.log"
-  bash "$here/upgrade.sh" >"$log" 2>&1
+  # a scenario that must fail starts from the first version only: its
+  # failing check is that start's (the good one walks them all)
+  if [ "$expect" = pass ]; then bash "$here/upgrade.sh" >"$log" 2>&1
+  else UPGRADE_FROM=$first bash "$here/upgrade.sh" >"$log" 2>&1; fi
   rc=$?
   check "$name: the simulated $next is what the server sees" 1 \
     "$(grep -cE "^# default version $next; available versions: .*$cur $next\$" "$log")"

@@ -60,7 +60,6 @@ def test_grow_1_to_200000():
     before_len = len(f.to_bytes())
     t = f.t
     for v in range(n):
-        m_before, len_before = f.m, len(f.to_bytes())
         f.add_in_place(v * 2654435761 % (1 << 62))
         if f.t != t:
             assert f.t == t - 1 and f.t == budget_tail(f.c, f.k, f.f, f.g) and f.split == 0

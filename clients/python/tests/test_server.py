@@ -2,7 +2,8 @@
 
 Run by test/cluster/clients.sh inside a throwaway cluster (libpq's PG* variables
 select it); skipped unless PGCUCKOO_SERVER_TESTS=1.  For each value family,
-100,000 values are probed here and with cuckoo_contains in SQL on filters of
+N values (PGCUCKOO_PROBES, default 100,000; test/cluster/clients.sh: 25,000)
+are probed here and with cuckoo_contains in SQL on filters of
 every shape; filters changed here go back through the bytea cast and binary
 COPY and must pass the server's validator, equal the server's own result of
 the same changes and answer every probe alike; build() must equal cuckoo_agg.
