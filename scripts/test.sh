@@ -166,9 +166,12 @@ count unit "$log/unit.log"
 # The benchmark programs compile (none of them runs here).
 step bench-build sh -c 'make -s -C bench clean && make -s -C bench build-check'
 make -s -C test/unit clean >/dev/null 2>&1 || true
-make -s -C test/unit run \
+# (UNIT_LIGHT: the scale tests that the plain run has are left out there,
+# and the long random loops take a fourth of their rounds; test/unit/unit.h)
+UNIT_LIGHT=1 make -s -C test/unit run \
   EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   >"$log/unit-asan.log" 2>&1
+grep -E '^# UNIT_LIGHT' "$log/unit-asan.log" | sed 's/^/    /'
 grep -E '^not ok|ERROR: AddressSanitizer|runtime error' "$log/unit-asan.log" | head -20 | sed 's/^/    /'
 count unit-asan "$log/unit-asan.log"
 make -s -C test/unit clean >/dev/null 2>&1 || true

@@ -913,7 +913,7 @@ mutate_random(uint8_t *buf, size_t len, uint64_t *s)
 static void
 test_validate_random(void)
 {
-	const uint64_t N = 240000;
+	const uint64_t N = UNIT_LIGHT_DIV(240000);
 	uint64_t	s = 0xF022;
 	uint8_t    *c = NULL;
 	int			nsmall = 0;
@@ -1034,7 +1034,7 @@ mutate_struct(uint8_t *buf, uint64_t *s)
 static void
 test_validate_struct(void)
 {
-	const uint64_t N = 60000;
+	const uint64_t N = UNIT_LIGHT_DIV(60000);
 	uint64_t	s = 0x57A7;
 	uint8_t    *c = NULL;
 	int			small[MAXBASES],

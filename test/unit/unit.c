@@ -20,6 +20,20 @@
  * Harness
  * ======================================================================== */
 
+bool unit_light;
+int	n_skipped;
+
+/* true (and a "# skipped" line) when UNIT_LIGHT leaves the scale test `what` out */
+bool
+unit_skip(const char *what)
+{
+	if (!unit_light)
+		return false;
+	printf("# skipped (UNIT_LIGHT, the plain run has it): %s\n", what);
+	n_skipped++;
+	return true;
+}
+
 int	n_passed,
 			n_failed;
 bool t_failed;
@@ -257,7 +271,9 @@ int
 main(void)
 {
 	double		t0 = now_sec();
+	const char *light = getenv("UNIT_LIGHT");
 
+	unit_light = light != NULL && light[0] != '\0' && strcmp(light, "0") != 0;
 	run_sizing_tests();
 	run_base64_tests();
 	run_table_tests();
@@ -270,6 +286,8 @@ main(void)
 	run_store_tests();
 	run_ops_tests();
 	fprintf(stderr, "# total %.1fs\n", now_sec() - t0);
+	if (unit_light)
+		printf("# UNIT_LIGHT: %d scale tests left out, the long random loops at a fourth\n", n_skipped);
 	printf("%d passed, %d failed\n", n_passed, n_failed);
 	return n_failed == 0 ? 0 : 1;
 }

@@ -30,6 +30,15 @@
 extern int	n_passed,
 			n_failed;
 
+/*
+ * UNIT_LIGHT=1 (scripts/test.sh's run under ASan+UBSan): the scale tests
+ * that the plain run has are left out (unit_skip), and the long random
+ * loops take a fourth of their rounds (UNIT_LIGHT_DIV): the sanitizers look
+ * at memory and undefined behaviour, which the scale does not change.
+ */
+extern bool unit_light;
+#define UNIT_LIGHT_DIV(n)	(unit_light ? ((n) / 4 > 0 ? (n) / 4 : 1) : (n))
+extern bool unit_skip(const char *what);
 extern double now_sec(void);
 extern void t_begin(void);
 extern void t_fail_at(const char *file, int line, const char *fmt,...) __attribute__((format(printf, 3, 4)));

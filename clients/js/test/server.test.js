@@ -1,8 +1,8 @@
 // Cross-checks against a running server with the cuckoo extension (libpq's
 // PG* variables select it; node-postgres reads them too).  Skipped unless
 // PGCUCKOO_SERVER_TESTS=1; test/cluster/clients.sh runs it in a throwaway cluster.
-// For each value family, N values (PGCUCKOO_PROBES, default 100,000;
-// test/cluster/clients.sh: 25,000) are probed here and with
+// For each value family, N values (PGCUCKOO_PROBES, default 100,000; at
+// least 52,001: the changes below reach that row) are probed here and with
 // cuckoo_contains on filters of every shape; filters changed here go back
 // through the bytea cast and binary COPY (psql \copy of a file in
 // PostgreSQL's binary COPY format) and must pass the validator, equal the
