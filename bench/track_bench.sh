@@ -17,7 +17,9 @@
 # exist: a tenth were deleted above, and each is deleted once), the side
 # that goes first changing each round.  The goals are printed beside
 # the ratios (of the medians), then each round's pgbench ratio (of its two
-# runs, next to each other in time) and their median.  Progress to stderr.
+# runs, next to each other in time) and their median; and the WAL each
+# side's pgbench transactions wrote, per transaction (pg_current_wal_insert_lsn
+# before and after, medians).  Progress to stderr.
 #
 # CAPACITY=N creates the store for N values (default ROWS).  The pgbench
 # part grows the tables (its deletes pick ids of the loaded rows, more of
@@ -105,10 +107,13 @@ for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) -eq 1 ]; then order="plain tracked"; else order="tracked plain"; fi
   for side in $order; do
     log "round $r, $side: pgbench, 8 clients, $SECONDS_ s"
-    tps=$(PGHOST="$pp_sock" PGPORT="$pp_port" PGUSER=postgres pgbench -n -c 8 -j 2 -T "$SECONDS_" \
-            -D tab="$side" -D rows="$ROWS" -f "$pp_work/ins.pgbench" -f "$pp_work/del.pgbench" postgres 2>&1 |
-          sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
-    q -c "INSERT INTO timings VALUES ('$side', 'pgbench_tps', $tps, $r)" >/dev/null
+    lsn=$(q -c "SELECT pg_current_wal_insert_lsn()")
+    out=$(PGHOST="$pp_sock" PGPORT="$pp_port" PGUSER=postgres pgbench -n -c 8 -j 2 -T "$SECONDS_" \
+            -D tab="$side" -D rows="$ROWS" -f "$pp_work/ins.pgbench" -f "$pp_work/del.pgbench" postgres 2>&1)
+    tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
+    n=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' | head -1)
+    q -c "INSERT INTO timings VALUES ('$side', 'pgbench_tps', $tps, $r)" \
+      -c "INSERT INTO timings VALUES ('$side', 'pgbench_wal', pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '$lsn') / $n, $r)" >/dev/null
   done
 done
 check_missing2=$(q -c "SELECT missing FROM cuckoo_store_verify('s')")
@@ -128,14 +133,16 @@ WITH m AS (SELECT side, op, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS v
 SELECT '| ' || CASE p.op WHEN 'insert' THEN 'INSERT ... SELECT, ms'
                         WHEN 'copy' THEN 'COPY, ms'
                         WHEN 'delete' THEN 'DELETE of 10 %, ms'
+                        WHEN 'pgbench_wal' THEN 'pgbench: WAL per transaction, bytes'
                         ELSE 'pgbench single-row INSERT/DELETE, 8 clients, tps' END,
        to_char(p.v, 'FM9999990.0'), to_char(t.v, 'FM9999990.0'), to_char(t.v / p.v, 'FM990.00'),
        CASE p.op WHEN 'pgbench_tps' THEN '>= 0.7: ' || CASE WHEN t.v / p.v >= 0.7 THEN 'met' ELSE 'NOT met' END
+                 WHEN 'pgbench_wal' THEN '(none)'
                  WHEN 'delete' THEN '<= 2: ' || CASE WHEN t.v / p.v <= 2 THEN 'met' ELSE 'NOT met' END
                  ELSE '<= 1.5: ' || CASE WHEN t.v / p.v <= 1.5 THEN 'met' ELSE 'NOT met' END END || ' |'
 FROM m p JOIN m t ON t.op = p.op AND t.side = 'tracked'
 WHERE p.side = 'plain'
-ORDER BY CASE p.op WHEN 'insert' THEN 1 WHEN 'copy' THEN 2 WHEN 'delete' THEN 3 ELSE 4 END;
+ORDER BY CASE p.op WHEN 'insert' THEN 1 WHEN 'copy' THEN 2 WHEN 'delete' THEN 3 WHEN 'pgbench_tps' THEN 4 ELSE 5 END;
 EOF
 echo
 # each round's pgbench ratio (the two runs next to each other), in order
