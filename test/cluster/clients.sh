@@ -37,13 +37,15 @@ else
   check "clients/vectors/generate.sh runs" ok failed; sed 's/^/#   /' "$fresh/err" | tail -n 5
 fi
 
+# Values probed per family and shape by both clients' cross-checks: 25,000,
+# not their default 100,000; they keep every family's special values, e.g.
+# float8's NaN, -0 and infinities at every 10,000th row, and take a fourth
+# of the time (docs/CONTRIBUTING.md, "The test command's time"; the
+# JavaScript suite needs at least 22,001, the highest row its changes name).
+probes=${PGCUCKOO_PROBES:-25000}
+
 # Python: pytest's summary line, e.g. "3 failed, 179 passed, 1 error in 80.1s"
-# (values probed per family and shape by its cross-checks: 25,000, not the
-# default 100,000; they keep every family's special values, e.g. float8's
-# NaN, -0 and infinities at every 10,000th row, and take a fourth of the
-# time: docs/CONTRIBUTING.md, "The test command's time".  The JavaScript
-# suite's changes reach row 52,001 and keep the default.)
-py_out=$(cd "$root/clients/python" && PGCUCKOO_PROBES="${PGCUCKOO_PROBES:-25000}" \
+py_out=$(cd "$root/clients/python" && PGCUCKOO_PROBES="$probes" \
   /usr/bin/python3 -m pytest -q -p no:cacheprovider tests 2>&1)
 py_line=$(echo "$py_out" | tail -n 1)
 echo "$py_out" | grep -E '^(FAILED|ERROR) ' | sed 's/^/not ok - python: /'
@@ -55,7 +57,7 @@ py_skip=$(echo "$py_line" | grep -oE '[0-9]+ skipped' | grep -oE '[0-9]+' || ech
 echo "# python (pytest): $py_line"
 
 # JavaScript: node-postgres from the lock file, then node's test runner
-js_out=$(cd "$root/clients/js" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && npm test 2>&1)
+js_out=$(cd "$root/clients/js" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && PGCUCKOO_PROBES="$probes" npm test 2>&1)
 echo "$js_out" | grep -E '^not ok' | sed 's/^not ok [0-9]* - /not ok - js: /'
 js_pass=$(echo "$js_out" | grep -E '^# pass [0-9]+' | tail -n 1 | awk '{print $3}')
 js_fail=$(echo "$js_out" | grep -E '^# fail [0-9]+' | tail -n 1 | awk '{print $3}')
