@@ -247,7 +247,7 @@ in_cluster clients '^# (python|js|clients)' clients.sh  # clients/python, client
 # Concurrent load (8 pgbench clients on shared filter rows), then a kill -9
 # of the postmaster under load and crash recovery; LOAD_SECONDS per phase.
 LOAD_SECONDS="${LOAD_SECONDS:-15}" in_cluster concurrent_load '^# ' concurrent_load.sh
-# Stored filters (1.3): 8 clients changing a store of 7 segments for 60 s,
+# Stored filters (1.3): 8 clients changing a store of 10 segments for 60 s,
 # the stored-filters issue's figure (no deadlock, no false negative), kill -9
 # under load, pg_dump/pg_restore.  (The version matrix runs the same phases
 # for MATRIX_LOAD_SECONDS, 8 s.)

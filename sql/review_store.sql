@@ -51,7 +51,7 @@ SELECT cuckoo_store_add_array('"rv 2".same', ARRAY[6, 7]) AS added,
 SELECT items FROM cuckoo_store_info('"rv 2".same');
 
 -- damaged header rows: each a clear error (22023), never a crash
-SELECT cuckoo_store_create('"rv 2".h', 3000, 0.01)::text AS created;
+SELECT cuckoo_store_create('"rv 2".h', 2000, 0.01)::text AS created;
 SELECT cuckoo_store_add_array('"rv 2".h', ARRAY(SELECT generate_series(1, 500)));
 SELECT segments FROM cuckoo_store_info('"rv 2".h');
 UPDATE "rv 2".h SET segments = 0 WHERE segment = -1;
@@ -145,7 +145,7 @@ RESET rv.trg;
 
 -- row-level security: a role sees the store through the policies, as with
 -- plain SQL (a hidden segment is an error, never a false answer)
-SELECT cuckoo_store_create('"rv 2".rls', 3000)::text AS created;
+SELECT cuckoo_store_create('"rv 2".rls', 2000)::text AS created;
 SELECT cuckoo_store_add_array('"rv 2".rls', ARRAY(SELECT generate_series(1, 100)));
 CREATE ROLE regress_rv_reader;
 GRANT USAGE ON SCHEMA "rv 2" TO regress_rv_reader;

@@ -20,10 +20,12 @@
 #define STORE_HEADER	(-1)
 
 /*
- * A new segment is an empty growing filter of at most this many bytes, so
- * that its row stays under PostgreSQL's 2 kB TOAST threshold (DESIGN.md).
+ * A new segment is an empty growing filter of at most this many bytes: its
+ * row stays under PostgreSQL's 2 kB TOAST threshold, and the segment stays
+ * one chunk row (STORE_CHUNK_BYTES) until the store holds about 1.6 times
+ * its capacity (DESIGN.md, "Segment size").
  */
-#define STORE_SEGMENT_BYTES	1800
+#define STORE_SEGMENT_BYTES	1200
 
 /* Segments per store: routing takes a 32-bit count, the key is an int4. */
 #define STORE_MAX_SEGMENTS	((int64) PG_INT32_MAX)

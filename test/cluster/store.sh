@@ -47,7 +47,7 @@ verify() {  # verify LABEL DB
 
 cat >"$work/setup.sql" <<'EOF'
 CREATE EXTENSION IF NOT EXISTS cuckoo;
--- 5,000 items: 7 segments, so that concurrent changes meet on them
+-- 5,000 items: 10 segments, so that concurrent changes meet on them
 SELECT cuckoo_store_create('s', 5000);
 -- and a store for 1 value that grows under the load (changed after s: one lock order)
 SELECT cuckoo_store_create('t', 1);
@@ -108,7 +108,7 @@ scripts=(-f "$work/add.pgbench@4" -f "$work/remove.pgbench@2" -f "$work/add_many
 
 createdb load
 psql -X -q -v ON_ERROR_STOP=1 -d load -f "$work/setup.sql" >/dev/null
-check "setup" 7 "$(q load "SELECT segments FROM cuckoo_store_info('s')")"
+check "setup" 10 "$(q load "SELECT segments FROM cuckoo_store_info('s')")"
 
 # 1. load
 pgbench -n -c 8 -j 2 -T "$CLIENT_SECONDS" "${scripts[@]}" load >"$work/pgbench1.log" 2>&1
@@ -158,6 +158,6 @@ check "restored: the same chunk rows as the original" \
 check "restored: still a store that changes" "t|t|f" \
   "$(q restored "SELECT cuckoo_store_add_if_absent('s', 5000002::bigint), cuckoo_store_remove('s', 5000002::bigint), cuckoo_store_contains('s', 5000003::bigint)")"
 check "restored: same rows as the original" t \
-  "$(q restored "SELECT (SELECT array_agg(segment ORDER BY segment) FROM cuckoo_store_segments('s')) = (SELECT array_agg(g ORDER BY g) FROM generate_series(-1, 6) g)")"
+  "$(q restored "SELECT (SELECT array_agg(segment ORDER BY segment) FROM cuckoo_store_segments('s')) = (SELECT array_agg(g ORDER BY g) FROM generate_series(-1, 9) g)")"
 
 finish

@@ -71,7 +71,7 @@ verify() {  # verify LABEL DB
 
 cat >"$work/setup.sql" <<'EOF'
 CREATE EXTENSION IF NOT EXISTS cuckoo;
--- 5,000 items: 7 segments, so that concurrent changes meet on them
+-- 5,000 items: 10 segments, so that concurrent changes meet on them
 SELECT cuckoo_store_create('s', 5000);
 CREATE TABLE items (id int PRIMARY KEY, k bigint, note text);
 INSERT INTO items SELECT g, g % 500, 'x' FROM generate_series(1, 3000) g;
