@@ -20,6 +20,7 @@
 # Ports: 25000 + MAJOR (override with MATRIX_PORT_BASE).  The load tests'
 # phases take MATRIX_LOAD_SECONDS (8), the living-filter test's mixed
 # writes under READ COMMITTED and REPEATABLE READ MATRIX_CLIENT_SECONDS (60).
+# MATRIX_JOBS=N tests N trees at once (default 1).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cmd=${1:-}; shift || true
@@ -185,13 +186,31 @@ case $cmd in
   prepare) prepare ;;
   test)
     total_p=0 total_f=0
+    # MATRIX_JOBS trees at once (default 1): the versions dealt round-robin
+    # to that many streams, each testing its own one after the other (the
+    # trees have their own ports and files); each version's lines are
+    # printed whole, in the order given, when all are done
+    jobs=${MATRIX_JOBS:-1}
+    [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "matrix: MATRIX_JOBS must be a positive integer, not '$jobs'" >&2; exit 2; }
+    outdir=$(mktemp -d)
+    pids=()
+    for ((j = 0; j < jobs; j++)); do
+      ( for ((i = j; i < ${#majors[@]}; i += jobs)); do
+          m=${majors[i]}
+          MATRIX_PACKAGE="${MATRIX_PACKAGE-17}" test_major "$m" >"$outdir/$m.out" 2>&1
+        done ) &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid"; done
     for m in "${majors[@]}"; do
-      out=$(MATRIX_PACKAGE="${MATRIX_PACKAGE-17}" test_major "$m")
+      out=$(cat "$outdir/$m.out" 2>/dev/null)
       echo "$out"
       line=$(echo "$out" | grep -E '^# PostgreSQL' | tail -n 1)
+      [ -n "$line" ] || { echo "not ok - PostgreSQL $m: no result line"; total_f=$((total_f + 1)); continue; }
       total_p=$((total_p + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1/')))
       total_f=$((total_f + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/')))
     done
+    rm -rf "$outdir"
     echo "$total_p passed, $total_f failed"
     [ "$total_f" -eq 0 ]
     ;;
