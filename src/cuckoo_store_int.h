@@ -22,7 +22,7 @@
 /*
  * A new segment is an empty growing filter of at most this many bytes: its
  * row stays under PostgreSQL's 2 kB TOAST threshold, and the segment stays
- * one chunk row (STORE_CHUNK_BYTES) until the store holds about 1.6 times
+ * one chunk row (STORE_CHUNK_BYTES) until the store holds about 1.65 times
  * its capacity (DESIGN.md, "Segment size").
  */
 #define STORE_SEGMENT_BYTES	1200
