@@ -107,13 +107,17 @@ INSERT INTO before SELECT segment, chunk, xmin::text FROM ck.g;
 SELECT cuckoo_store_remove('ck.g', 999999999::int8) AS removed_absent;
 SELECT count(*) AS rows_written FROM ck.g JOIN before USING (segment, chunk) WHERE ck.g.xmin::text <> before.x;
 
--- growth one value at a time: the segment gains chunk rows as it grows,
--- every value found after each step; a rollback takes the new rows back
+-- growth one value at a time: the segment gains chunk rows as it grows
+-- (its second chunk row comes at about 1,000 values, the third at 2,000,
+-- the fourth at 3,000: the first 1,800 are added in one call, the rest one
+-- at a time), every value found after; a rollback takes the new rows back
 SELECT cuckoo_store_create('ck.one', 50)::text AS created;
 SELECT count(*) AS rows_before FROM ck.one;
+SELECT cuckoo_store_add_array('ck.one', ARRAY(SELECT generate_series(1, 1800))) AS bulk;
+SELECT count(*) AS rows_bulk FROM ck.one;
 DO $$
 BEGIN
-  FOR i IN 1 .. 3000 LOOP
+  FOR i IN 1801 .. 3000 LOOP
     PERFORM cuckoo_store_add('ck.one', i);
   END LOOP;
 END $$;

@@ -5,8 +5,7 @@
 #   1. 8 pgbench clients insert, update and delete rows of a tracked table
 #      (values drawn from 500, so about 10 rows share one, past a bucket
 #      pair's 8 slots) for SINGLE_SECONDS (default CLIENT_SECONDS, itself
-#      LOAD_SECONDS by default; CI: the 60 s on the host, 8 s in the
-#      Debian trees) under READ COMMITTED: no error (a
+#      LOAD_SECONDS by default; CI: 8 s) under READ COMMITTED: no error (a
 #      deadlock would be one), then cuckoo_store_verify finds nothing missing.
 #      Then the same with upserts and multi-statement transactions with
 #      savepoints in the mix, for CLIENT_SECONDS (CI: 60 s on the host and in

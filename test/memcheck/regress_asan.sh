@@ -20,9 +20,14 @@
 # that stays inside its block is not seen.  Chunks over 8 kB (most filters)
 # get a malloc'd block of their own, so overrunning those is seen.
 #
+# The scale tests (the Makefile's REGRESS_SCALE: millions of values, the
+# same code paths as the suite's smaller cases) are left out, REGRESS_LIGHT=0
+# keeps them; the host's plain run (test/regress_private.sh) has them.
+#
 # CUCKOO_SRC=DIR builds another source tree (used to show that an injected
 # bug makes this script fail); KEEP_WORKDIR=1 keeps the work directory.
 set -uo pipefail
+export REGRESS_LIGHT="${REGRESS_LIGHT-1}"
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 . "$here/../pg_private.sh"

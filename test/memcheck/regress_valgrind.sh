@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The pg_regress suite (sql/, expected/) against a server run under valgrind
 # memcheck, with cuckoo built as shipped (-O2 -g).  Slow (about 30 minutes on
-# 2 cores, most of it in sql/probe_cache.sql): a manual check, not part of
-# scripts/test.sh.  REGRESS_TESTS="setup type_io" runs only some files.
+# 2 cores when last run, most of it in sql/probe_cache.sql's joins, which use
+# an index since): a manual check, not part of scripts/test.sh.  REGRESS_TESTS="setup type_io" runs only some files.
 #
 #   bash test/regress_valgrind.sh      (as root or as a user who can run initdb)
 #
