@@ -37,6 +37,7 @@ extern int	n_passed,
  * at memory and undefined behaviour, which the scale does not change.
  */
 extern bool unit_light;
+extern bool unit_times;		/* UNIT_TIMES=1: every ok line ends with its time in ms */
 #define UNIT_LIGHT_DIV(n)	(unit_light ? ((n) / 4 > 0 ? (n) / 4 : 1) : (n))
 extern bool unit_skip(const char *what);
 extern double now_sec(void);
