@@ -169,7 +169,10 @@ key_hash(uint64_t k)
 
 /*
  * Random add (60%) / remove (40%) / rotate (0.2% when g > 0), every live
- * value probed every 512 operations and at the end.  Rotation goes through
+ * value probed every 4,096 operations, after each rotation and at the end,
+ * and the value an add or remove changed probed right after it (a live
+ * value's loss is seen at the next sweep: a lost value stays lost until its
+ * key comes up again, about U operations later).  Rotation goes through
  * cf_rotate into a new buffer.
  */
 static void
@@ -230,6 +233,8 @@ test_stress(uint32_t f, uint32_t t, uint32_t g, uint32_t keep, uint32_t m0, uint
 			}
 			CHECK(st == CF_OK || st == CF_OK_STASHED, "insert: %s", stname(st));
 			md[key].gen[md[key].n++] = cur;
+			CHECK(cf_contains(&G.cf, key_hash(key)), "false negative: key %llu right after its add (%u live adds), op %llu",
+				  (unsigned long long) key, md[key].n, (unsigned long long) o);
 		}
 		else
 		{
@@ -241,10 +246,13 @@ test_stress(uint32_t f, uint32_t t, uint32_t g, uint32_t keep, uint32_t m0, uint
 				if (md[key].gen[z] < md[key].gen[oi])
 					oi = z;
 			md[key].gen[oi] = md[key].gen[--md[key].n];
+			CHECK(md[key].n == 0 || cf_contains(&G.cf, key_hash(key)),
+				  "false negative: key %llu right after a remove (%u live adds left), op %llu",
+				  (unsigned long long) key, md[key].n, (unsigned long long) o);
 		}
 		if (G.cf.m > maxm)
 			maxm = G.cf.m;
-		if ((o & 511) == 0 || o == ops - 1)
+		if ((o & 4095) == 0 || o == ops - 1 || (g && op < 2))
 		{
 			for (uint64_t k = 0; k < U; k++)
 			{

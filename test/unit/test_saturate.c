@@ -38,7 +38,24 @@ typedef struct sat_model
 				direct;
 } sat_model;
 
-/* The bytes of cf before a step, to put back when the step is refused. */
+/* The bytes of cf before a step, to put back when the step is refused: one
+ * buffer (*save, *cap bytes) reused for every step, grown as cf grows. */
+static bool
+sat_save(uint8_t **save, size_t *cap, const cf_filter *cf)
+{
+	if (*cap < cf->len)
+	{
+		uint8_t    *nb = realloc(*save, cf->len);
+
+		if (nb == NULL)
+			return false;
+		*save = nb;
+		*cap = cf->len;
+	}
+	memcpy(*save, cf->buf, cf->len);
+	return true;
+}
+
 static bool
 sat_restore(cf_filter *cf, const uint8_t *save, size_t len)
 {
@@ -71,6 +88,7 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 	cf_filter	cf = {0};
 	uint8_t    *buf = NULL,
 			   *save = NULL;
+	size_t		save_cap = 0;
 	uint64_t   *h = NULL;
 	int64_t    *rows = NULL,
 			   *dir = NULL;
@@ -143,16 +161,12 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 			{
 				cf_status	r;
 
-				save = malloc(len);
-				CHECK(save, "out of memory");
-				memcpy(save, cf.buf, len);
+				CHECK(sat_save(&save, &save_cap, &cf), "out of memory");
 				r = cf_insert(&cf, h[v]);
 				if (r == CF_OK || r == CF_OK_STASHED)
 					dir[v]++;
 				else
 					CHECK(sat_restore(&cf, save, len), "out of memory");
-				free(save);
-				save = NULL;
 			}
 			else
 			{
@@ -164,9 +178,7 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 		}
 		else if (op < 55 || rows[v] == 0)
 		{
-			save = malloc(len);
-			CHECK(save, "out of memory");
-			memcpy(save, cf.buf, len);
+			CHECK(sat_save(&save, &save_cap, &cf), "out of memory");
 			if (tracked_add(&cf, h[v]))
 				rows[v]++;
 			else
@@ -175,8 +187,6 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 				mo->adds_refused++;
 				CHECK(sat_restore(&cf, save, len), "out of memory");
 			}
-			free(save);
-			save = NULL;
 		}
 		else
 		{
