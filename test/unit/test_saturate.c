@@ -10,7 +10,7 @@
  *     direct remove must saturate too.
  *
  * CF_SAT_MODEL_SEEDS and CF_SAT_MODEL_STEPS (environment) run the model
- * longer than the default 48 seeds of 10,000 steps.
+ * longer than the default 48 seeds of 10,000 steps (2,500 under UNIT_LIGHT).
  */
 #include "unit.h"
 #include "cf_v2.h"
@@ -231,8 +231,9 @@ env_count(const char *name, uint64_t dflt)
 static void
 test_sat_model(bool direct)
 {
+	/* UNIT_LIGHT: every seed (shape), a fourth of the steps */
 	uint64_t	seeds = env_count("CF_SAT_MODEL_SEEDS", 48),
-				steps = env_count("CF_SAT_MODEL_STEPS", 10000);
+				steps = env_count("CF_SAT_MODEL_STEPS", UNIT_LIGHT_DIV(10000));
 	sat_model	mo = {0};
 
 	t_begin();
