@@ -169,8 +169,9 @@ count unit "$log/unit.log"
 # The benchmark programs compile (none of them runs here).
 step bench-build sh -c 'make -s -C bench clean && make -s -C bench build-check'
 make -s -C test/unit clean >/dev/null 2>&1 || true
-# (UNIT_LIGHT: the scale tests that the plain run has are left out there,
-# and the long random loops take a fourth of their rounds; test/unit/unit.h)
+# (UNIT_LIGHT: the scale tests that the plain run has are left out there or
+# run smaller, and the long random loops take a fourth of their rounds;
+# test/unit/unit.h)
 UNIT_LIGHT=1 make -s -C test/unit run \
   EXTRA_CFLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   >"$log/unit-asan.log" 2>&1

@@ -10,7 +10,7 @@
  *     direct remove must saturate too.
  *
  * CF_SAT_MODEL_SEEDS and CF_SAT_MODEL_STEPS (environment) run the model
- * longer than the default 48 seeds of 10,000 steps.
+ * longer than the default 48 seeds of 10,000 steps (2,500 under UNIT_LIGHT).
  */
 #include "unit.h"
 #include "cf_v2.h"
@@ -38,7 +38,24 @@ typedef struct sat_model
 				direct;
 } sat_model;
 
-/* The bytes of cf before a step, to put back when the step is refused. */
+/* The bytes of cf before a step, to put back when the step is refused: one
+ * buffer (*save, *cap bytes) reused for every step, grown as cf grows. */
+static bool
+sat_save(uint8_t **save, size_t *cap, const cf_filter *cf)
+{
+	if (*cap < cf->len)
+	{
+		uint8_t    *nb = realloc(*save, cf->len);
+
+		if (nb == NULL)
+			return false;
+		*save = nb;
+		*cap = cf->len;
+	}
+	memcpy(*save, cf->buf, cf->len);
+	return true;
+}
+
 static bool
 sat_restore(cf_filter *cf, const uint8_t *save, size_t len)
 {
@@ -71,6 +88,7 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 	cf_filter	cf = {0};
 	uint8_t    *buf = NULL,
 			   *save = NULL;
+	size_t		save_cap = 0;
 	uint64_t   *h = NULL;
 	int64_t    *rows = NULL,
 			   *dir = NULL;
@@ -143,16 +161,12 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 			{
 				cf_status	r;
 
-				save = malloc(len);
-				CHECK(save, "out of memory");
-				memcpy(save, cf.buf, len);
+				CHECK(sat_save(&save, &save_cap, &cf), "out of memory");
 				r = cf_insert(&cf, h[v]);
 				if (r == CF_OK || r == CF_OK_STASHED)
 					dir[v]++;
 				else
 					CHECK(sat_restore(&cf, save, len), "out of memory");
-				free(save);
-				save = NULL;
 			}
 			else
 			{
@@ -164,9 +178,7 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 		}
 		else if (op < 55 || rows[v] == 0)
 		{
-			save = malloc(len);
-			CHECK(save, "out of memory");
-			memcpy(save, cf.buf, len);
+			CHECK(sat_save(&save, &save_cap, &cf), "out of memory");
 			if (tracked_add(&cf, h[v]))
 				rows[v]++;
 			else
@@ -175,8 +187,6 @@ sat_seed(uint64_t seed, uint64_t steps, bool direct, sat_model *mo)
 				mo->adds_refused++;
 				CHECK(sat_restore(&cf, save, len), "out of memory");
 			}
-			free(save);
-			save = NULL;
 		}
 		else
 		{
@@ -221,8 +231,9 @@ env_count(const char *name, uint64_t dflt)
 static void
 test_sat_model(bool direct)
 {
+	/* UNIT_LIGHT: every seed (shape), a fourth of the steps */
 	uint64_t	seeds = env_count("CF_SAT_MODEL_SEEDS", 48),
-				steps = env_count("CF_SAT_MODEL_STEPS", 10000);
+				steps = env_count("CF_SAT_MODEL_STEPS", UNIT_LIGHT_DIV(10000));
 	sat_model	mo = {0};
 
 	t_begin();

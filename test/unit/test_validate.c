@@ -790,7 +790,18 @@ done:
 	t_end("validate: bucket contents, padding, semisort codes and order");
 }
 
-/* Every header byte set to every value, on every small base. */
+/*
+ * Every header byte set to every value, on every small base.  UNIT_LIGHT:
+ * a fourth of the values of each byte (v = off mod 4, so that each residue
+ * is tried at every fourth byte) and the edges 0, 1, 0x7f, 0x80, 0xfe, 0xff
+ * (the plain run has them all).
+ */
+static bool
+header_value_light(unsigned off, unsigned v)
+{
+	return v % 4 == off % 4 || v <= 1 || v == 0x7f || v == 0x80 || v >= 0xfe;
+}
+
 static void
 test_validate_header_bytes(void)
 {
@@ -811,7 +822,7 @@ test_validate_header_bytes(void)
 		for (unsigned off = 0; off < CF_HEADER_SIZE; off++)
 			for (unsigned v = 0; v < 256; v++)
 			{
-				if (v == B->buf[off])
+				if (v == B->buf[off] || (unit_light && !header_value_light(off, v)))
 					continue;
 				c[off] = (uint8_t) v;
 				snprintf(what, sizeof what, "%s: header byte %u = 0x%02x", B->name, off, v);
@@ -821,7 +832,8 @@ test_validate_header_bytes(void)
 		free(c);
 		c = NULL;
 	}
-	t_set_note("%" PRIu64 " rejected, %" PRIu64 " accepted and exercised", v_rejected, v_accepted);
+	t_set_note("%" PRIu64 " rejected, %" PRIu64 " accepted and exercised%s", v_rejected, v_accepted,
+			   unit_light ? " (UNIT_LIGHT: a fourth of the values and the edges)" : "");
 done:
 	free(c);
 	t_end("validate: every header byte value");

@@ -8,7 +8,9 @@
  *
  * Output: one line per test case, "ok - <name>" or "not ok - <name>: <detail>"
  * (an ok line may carry figures after ": "), and as the last line
- * "N passed, N failed".  The exit status is 0 iff nothing failed.
+ * "N passed, N failed".  An ok line ends with the test's time, " [1.2s]",
+ * when it took half a second or more; with UNIT_TIMES=1 every ok line ends
+ * with its time in milliseconds, " [12ms]" (to see where a run's time goes).  The exit status is 0 iff nothing failed.
  *
  * The validation tests allocate every mutated buffer with malloc at its
  * exact length, so that a run under AddressSanitizer catches any read
@@ -21,6 +23,7 @@
  * ======================================================================== */
 
 bool unit_light;
+bool unit_times;
 int	n_skipped;
 
 /* true (and a "# skipped" line) when UNIT_LIGHT leaves the scale test `what` out */
@@ -90,7 +93,9 @@ t_end(const char *name)
 	double		el = now_sec() - t_start;
 	char		tm[32] = "";
 
-	if (el >= 0.5)
+	if (unit_times)
+		snprintf(tm, sizeof tm, " [%.0fms]", el * 1000);
+	else if (el >= 0.5)
 		snprintf(tm, sizeof tm, " [%.1fs]", el);
 	if (t_failed)
 	{
@@ -267,24 +272,60 @@ split_m(uint32_t m, uint32_t *c, uint32_t *k)
  * main
  * ======================================================================== */
 
+/*
+ * UNIT_AREAS=growth,saturate (the test_*.c file names without "test_"):
+ * only those areas run, to time or debug a part (a partial run says so).
+ * Unset or empty: all of them.
+ */
+static const char *unit_areas;
+
+static bool
+area(const char *name)
+{
+	size_t		n = strlen(name);
+
+	if (unit_areas == NULL || unit_areas[0] == '\0')
+		return true;
+	for (const char *p = unit_areas; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == unit_areas || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
 int
 main(void)
 {
 	double		t0 = now_sec();
-	const char *light = getenv("UNIT_LIGHT");
+	const char *light = getenv("UNIT_LIGHT"),
+			   *times = getenv("UNIT_TIMES");
 
 	unit_light = light != NULL && light[0] != '\0' && strcmp(light, "0") != 0;
-	run_sizing_tests();
-	run_base64_tests();
-	run_table_tests();
-	run_union_tests();
-	run_validate_tests();
-	run_growth_tests();
-	run_saturate_tests();
-	run_build_tests();
-	run_slice_tests();
-	run_store_tests();
-	run_ops_tests();
+	unit_times = times != NULL && times[0] != '\0' && strcmp(times, "0") != 0;
+	unit_areas = getenv("UNIT_AREAS");
+	if (unit_areas != NULL && unit_areas[0] != '\0')
+		printf("# UNIT_AREAS=%s: only these areas run\n", unit_areas);
+	if (area("sizing"))
+		run_sizing_tests();
+	if (area("base64"))
+		run_base64_tests();
+	if (area("table"))
+		run_table_tests();
+	if (area("union"))
+		run_union_tests();
+	if (area("validate"))
+		run_validate_tests();
+	if (area("growth"))
+		run_growth_tests();
+	if (area("saturate"))
+		run_saturate_tests();
+	if (area("build"))
+		run_build_tests();
+	if (area("slice"))
+		run_slice_tests();
+	if (area("store"))
+		run_store_tests();
+	if (area("ops"))
+		run_ops_tests();
 	fprintf(stderr, "# total %.1fs\n", now_sec() - t0);
 	if (unit_light)
 		printf("# UNIT_LIGHT: %d scale tests left out, the long random loops at a fourth\n", n_skipped);
