@@ -57,26 +57,30 @@ const headerBytes = (g) => HEADER_2 + (g ? 8 * 2 ** g : 0);
 const totalBytes2 = (m, b, w, g) => headerBytes(g) + Math.ceil((m * b * w) / 64) * 8 + 8;
 
 // the w-bit field (w <= 32) at bit pos of the table that starts at byte base
+// (bit positions reach 2^33 in the largest filters: integer shifts below
+// 2^31, division above)
 function getBitsAt(d, base, pos, w) {
-  const byte = base + Math.floor(pos / 8);
-  const sh = pos % 8;
-  const lo = (d[byte] | (d[byte + 1] << 8) | (d[byte + 2] << 16) | (d[byte + 3] << 24)) >>> 0;
-  const v = sh === 0 ? lo : ((lo >>> sh) | (d[byte + 4] << (32 - sh))) >>> 0;
+  let byte, sh;
+  if (pos < 2147483648) { byte = base + (pos >> 3); sh = pos & 7; } else { byte = base + Math.floor(pos / 8); sh = pos % 8; }
+  let v = (d[byte] | (d[byte + 1] << 8) | (d[byte + 2] << 16) | (d[byte + 3] << 24)) >>> sh;
+  if (sh + w > 32) v = (v | (d[byte + 4] << (32 - sh))) >>> 0;
   return (v & (0xFFFFFFFF >>> (32 - w))) >>> 0;     // 1 <= w <= 32
 }
 
-// the w-bit field (w <= 32) at bit pos of the table that starts at byte base := val
+// the w-bit field (w <= 32) at bit pos of the table that starts at byte base
+// := the low w bits of val: the four bytes from the field's first, rewritten
+// whole (the bits around the field as they were), and a fifth when the field
+// reaches it
 function setBitsAt(d, base, pos, w, val) {
-  let byte = base + Math.floor(pos / 8);
-  let sh = pos % 8;
-  let done = 0;
-  while (done < w) {
-    const n = Math.min(8 - sh, w - done);
-    const m = ((1 << n) - 1) << sh;
-    d[byte] = (d[byte] & ~m) | ((((val >>> done) & ((1 << n) - 1)) << sh) & m);
-    done += n;
-    byte++;
-    sh = 0;
+  let byte, sh;
+  if (pos < 2147483648) { byte = base + (pos >> 3); sh = pos & 7; } else { byte = base + Math.floor(pos / 8); sh = pos % 8; }
+  const m = 0xFFFFFFFF >>> (32 - w);
+  const word = d[byte] | (d[byte + 1] << 8) | (d[byte + 2] << 16) | (d[byte + 3] << 24);
+  const x = (word & ~(m << sh)) | ((val & m) << sh);
+  d[byte] = x; d[byte + 1] = x >>> 8; d[byte + 2] = x >>> 16; d[byte + 3] = x >>> 24;
+  if (sh + w > 32) {
+    const hm = (1 << (sh + w - 32)) - 1;
+    d[byte + 4] = (d[byte + 4] & ~hm) | ((val >>> (32 - sh)) & hm);
   }
 }
 
@@ -534,33 +538,45 @@ export class FilterV2 extends Filter {
   }
 
   // entry e of bucket i in the other bucket of its pair: that bucket, the
-  // entry as stored there into this._e2; -1 if it cannot be named (slot_alt)
+  // entry as stored there into this._e2; -1 if it cannot be named (slot_alt;
+  // slot_known inline, and this._L left alone)
   _slotAlt(i, e) {
+    const f = this.f, c = this.c, k = this.k;
     const fp = (e & this.fpMask) >>> 0;
-    const a = this._slotKnown(i, e);
-    const L = this._L;
-    const q = i % this.c;
+    const res = k + (i < this.split || i >= this.base ? 1 : 0);
+    const r = Math.floor(i / c);
+    let a = r, L = res;
+    if (this.t) {
+      const tail = (e >>> f) & this.tmask;
+      const s = log2(tail);
+      L = res + s;
+      a = (r | (res >= 32 ? 0 : (tail ^ (1 << s)) << res)) >>> 0;
+    }
+    const q = i - r * c;
     const gl0 = Math.imul(fp, K_FP_LO) >>> 0;
     const gh0 = (mulhi32(fp, K_FP_LO) + Math.imul(fp, K_FP_HI)) >>> 0;
     const gl = (gl0 ^ ((gl0 >>> 29) | (gh0 << 3))) >>> 0;
     const gh = (gh0 ^ (gh0 >>> 29)) >>> 0;
-    const hq = Math.floor((gl * this.c) / 4294967296);
-    const q2 = hq >= q ? hq - q : hq + this.c - q;
+    const hq = Math.floor((gl * c) / 4294967296);
+    const q2 = hq >= q ? hq - q : hq + c - q;
     const a2 = ((a ^ gh) & mask(L)) >>> 0;
-    let j0 = (a2 & this.rmask) * this.c + q2;
-    let res2 = this.k;
+    let j0 = (a2 & this.rmask) * c + q2;
+    let res2 = k;
     if (j0 < this.split) {
-      if (L < this.k + 1) return -1;
-      res2 = this.k + 1;
-      j0 += ((a2 >>> this.k) & 1) * this.base;
+      if (L < k + 1) return -1;
+      res2 = k + 1;
+      j0 += ((a2 >>> k) & 1) * this.base;
     }
-    this._e2 = this._makeSlot(fp, a2, L, res2, this._slotGen(e));
+    this._e2 = this._makeSlot(fp, a2, L, res2, this.g ? (e >>> (f + this.t)) & this.gmask : 0);
     return j0;
   }
 
+  // e into the first free slot of bucket i; false if it has none
   _place2(i, e) {
-    for (let j = 0; j < this.b; j++) {
-      if (this._slot(i, j) === 0) { this._wslot(i, j, e); return true; }
+    const d = this._buf, hdr = this.hdr, w = this.w, b = this.b;
+    const pos = i * b * w;
+    for (let j = 0; j < b; j++) {
+      if (getBitsAt(d, hdr, pos + j * w, w) === 0) { this._wslot(i, j, e); return true; }
     }
     return false;
   }
@@ -583,19 +599,24 @@ export class FilterV2 extends Filter {
       if (rng.rl & 1) { cur = j; ce = e2; }
     }
     const b = this.b, kicks = journal ? Math.min(this.maxKicks, 1024) : this.maxKicks;
+    // (a walk neither splits nor resizes: the table stays where it is)
+    const buf = this._buf, hdr = this.hdr, w = this.w;
     for (let n = 1; n < kicks; n++) {
       rng.next();
       const j0 = rng.rh & (b - 1);
       let moved = false;
-      for (let d = 0; d < b && !moved; d++) {
-        const slot = (j0 + d) & (b - 1);
-        const old = this._slot(cur, slot);
+      for (let d = 0; d < b; d++) {
+        // the slot's entry out (as _wslot, journalled), the one in hand in
+        const pos = (cur * b + ((j0 + d) & (b - 1))) * w;
+        const old = getBitsAt(buf, hdr, pos, w);
         const ni = this._slotAlt(cur, old);
         if (ni < 0) continue;
-        this._wslot(cur, slot, ce);
+        if (this._undo) this._undo.push(pos, old);
+        setBitsAt(buf, hdr, pos, w, ce);
         ce = this._e2;
         cur = ni;
         moved = true;
+        break;
       }
       if (!moved) break;
       if (this._place2(cur, ce)) return true;
@@ -818,12 +839,13 @@ export class FilterV2 extends Filter {
 
   // ---- item operations (13.6, 13.7) ----
 
+  // whether every slot of the pair holds fingerprint fp (all b of i1 when
+  // i2 = i1); the first that does not answers
   _pairOnlyFp2(i1, i2, fp) {
-    let n = 0;
-    for (let j = 0; j < this.b; j++) n += ((this._slot(i1, j) & this.fpMask) >>> 0) === fp ? 1 : 0;
-    if (i2 === i1) return n === this.b;
-    for (let j = 0; j < this.b; j++) n += ((this._slot(i2, j) & this.fpMask) >>> 0) === fp ? 1 : 0;
-    return n === 2 * this.b;
+    for (let j = 0; j < this.b; j++) if (((this._slot(i1, j) & this.fpMask) >>> 0) !== fp) return false;
+    if (i2 === i1) return true;
+    for (let j = 0; j < this.b; j++) if (((this._slot(i2, j) & this.fpMask) >>> 0) !== fp) return false;
+    return true;
   }
 
   // cf2_insert of the hash (hi, lo)

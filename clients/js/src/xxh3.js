@@ -160,9 +160,12 @@ export function xxh3(p) {
 
 /** High 32 bits of the 64-bit product of two unsigned 32-bit numbers. */
 export function mulhi32(a, b) {
-  const p = (a & 0xFFFF) * b;            // < 2^48, exact
-  const q = (a >>> 16) * b;              // < 2^48, exact
-  return (Math.floor(q / 65536) + Math.floor(((q % 65536) * 65536 + p) / 4294967296)) >>> 0;
+  // 16-bit halves: every partial product is below 2^32 and every sum exact
+  // (no float modulo, which costs a call)
+  const a0 = a & 0xFFFF, a1 = a >>> 16, b0 = b & 0xFFFF, b1 = b >>> 16;
+  const m1 = a1 * b0, m2 = a0 * b1;
+  const mid = ((a0 * b0) >>> 16) + (m1 & 0xFFFF) + (m2 & 0xFFFF);     // < 3 * 2^16
+  return (a1 * b1 + (m1 >>> 16) + (m2 >>> 16) + (mid >>> 16)) >>> 0;
 }
 
 // (hi, lo) of the secret words the 4..8-byte path uses: s[8..16) ^ s[16..24)

@@ -18,6 +18,10 @@ const invalid = (bytes, why) => assert.throws(() => Filter.fromBytes(bytes),
 // a run of distinct values, and values none of them is
 const run = (from, n) => Array.from({ length: n }, (_, j) => from + j);
 const ABSENT = 1e12;
+// PGCUCKOO_LIGHT=1 (meant for CI): the three largest tests at a smaller
+// scale, the same assertions (growth to 50,000 values, not 200,000; the
+// overlapping union and the largest capped union of 10 parts, not 30)
+const LIGHT = process.env.PGCUCKOO_LIGHT === '1';
 
 // the empty growing filter cuckoo_create(capacity, fpr, expansion => 2) made
 // before the address budget (extension 1.2 and 1.3's first build): the same
@@ -72,12 +76,18 @@ test('creation: flag 0x08, t = T(k0), the sizing of a growing filter', () => {
   assert.equal(FilterV2.createGrowing(10, 2e-9).f, 28);
 });
 
-test('grow 1 -> 200,000 values: tails narrow at the end of a round, valid bytes, no false negative', () => {
+// 200,000 values (50,000 with PGCUCKOO_LIGHT: rounds 7 to 13, not 7 to 15)
+const GROWN = LIGHT ? 50000 : 200000;
+test(`grow 1 -> ${GROWN.toLocaleString('en')} values: tails narrow at the end of a round, valid bytes, no false negative`, () => {
   const f = FilterV2.createGrowing(1);
-  const N = 200000;
+  const N = GROWN, k0 = f.k;
   let t = f.t, narrowings = 0, k = f.k;
+  const seq = [];                                   // [k, t] after each narrowing
+  // the length of the value before each add: info's bytes (the length and
+  // the 4-byte varlena header), not a copy of the value per add
+  const size = (x) => x.info().bytes - 4;
   for (let v = 0; v < N; v++) {
-    const len = f.toBytes().length, m = f.m, w = f.w;
+    const len = size(f), m = f.m, w = f.w;
     f.addInPlace(v);
     assert.equal(f.t, T(f.c, f.k, f.f, 0));
     if (f.k !== k) {
@@ -89,6 +99,7 @@ test('grow 1 -> 200,000 values: tails narrow at the end of a round, valid bytes,
       assert.equal(f.t, t - 1);
       assert.equal(f.split, 0);
       assert.equal(f.toBytes().length, lengthOf(f.m, f.w, 0));
+      assert.equal(size(f), f.toBytes().length);
       assert.ok(lengthOf(f.m, w + 0, 0) > f.toBytes().length);
       assert.ok(f.toBytes().length <= len + lengthOf(f.m, w, 0) - lengthOf(m, w, 0));
       const g = valid(f);
@@ -96,12 +107,19 @@ test('grow 1 -> 200,000 values: tails narrow at the end of a round, valid bytes,
       for (let u = 0; u <= v; u++) assert.ok(f.contains(u), `member ${u} after narrowing to t = ${f.t}`);
       t = f.t;
       narrowings++;
+      seq.push([f.k, f.t]);
     }
   }
   const info = valid(f).info();
   assert.equal(info.items, N);
   assert.equal(info.entries, N, 'no split copied an entry');
-  assert.ok(narrowings >= 9, `${narrowings} narrowings`);
+  // one narrowing at the end of each round where T(k) drops, in order, and
+  // none elsewhere (T(k) = 32 - k from round 7 on: 9 for 200,000 values, 7
+  // for 50,000)
+  const want = [];
+  for (let r = k0 + 1; r <= f.k; r++) if (T(f.c, r, f.f, 0) < T(f.c, r - 1, f.f, 0)) want.push([r, T(f.c, r, f.f, 0)]);
+  assert.deepEqual(seq, want);
+  assert.ok(narrowings >= (LIGHT ? 7 : 9), `${narrowings} narrowings`);
   for (let u = 0; u < N; u++) assert.ok(f.contains(u), `member ${u}`);
   const rate = measuredFpr(f);
   assert.ok(rate <= 0.01, `measured rate ${rate}`);
@@ -146,8 +164,9 @@ test('a refused change that narrowed the table leaves the filter as it was', () 
   for (let u = 0; u <= v; u++) assert.ok(f.contains(u));
 });
 
-test('union of 30 overlapping parts counts items within 1% of the distinct values', () => {
-  const P = 30, STEP = 3000, SPAN = 6000;
+const OVERLAPPING = LIGHT ? 10 : 30;
+test(`union of ${OVERLAPPING} overlapping parts counts items within 1% of the distinct values`, () => {
+  const P = OVERLAPPING, STEP = 3000, SPAN = 6000;
   const parts = [];
   for (let p = 0; p < P; p++) {
     const f = FilterV2.createGrowing(1000);
@@ -177,7 +196,7 @@ test('union of 30 overlapping parts counts items within 1% of the distinct value
 // bits: 13.12 rule 4's covering counts a value shared with such an entry once
 test('unions of parts whose first rounds are capped by the slot count shared values once', () => {
   for (const [P, SPAN, STEP, cap, fpr] of [[30, 2000, 1000, 100, 0.01], [10, 2000, 1000, 1000, 0.001],
-    [30, 20000, 10000, 100, 0.01]]) {
+    [LIGHT ? 10 : 30, 20000, 10000, 100, 0.01]]) {
     let u = null;
     for (let p = 0; p < P; p++) {
       const f = FilterV2.createGrowing(cap, fpr);
