@@ -747,16 +747,20 @@ class _Mut:
         hi = lo << (w - 1)
         bmask = self._bmask
         tab = _walk_table(c, f) if f <= _WALK_TABLE_MAX_F else None
+        # raw: the bytes that hold bucket cur (from o), word: its bits
         pos = cur * B
         o = hdr + (pos >> 3)
-        word = frombytes(buf[o:o + nb], "little") >> (pos & 7)
+        sh0 = pos & 7
+        raw = frombytes(buf[o:o + nb], "little")
+        word = raw >> sh0
         for _ in range(1, kicks):
             x ^= x >> 12
             x ^= (x << 25) & M64
             x ^= x >> 27
             j0 = (((x * 0x2545F4914F6CDD1D) & M64) >> 32) & bm
             res = k1 if (cur < split or cur >= base) else k
-            r, q = divmod(cur, c)
+            r = cur // c
+            q = cur - r * c
             for d in range(b):
                 slot = (j0 + d) & bm
                 # _slot_alt(cur, the entry in that slot)
@@ -793,19 +797,19 @@ class _Mut:
                 break
             else:
                 break                   # no entry of the bucket can move
-            # the kicked entry's slot takes the one in hand
-            pos += slot * w
-            o = hdr + (pos >> 3)
-            sh = pos & 7
-            v = frombytes(buf[o:o + 5], "little")
-            buf[o:o + 5] = ((v & ~(sm << sh)) | (ce << sh)).to_bytes(5, "little")
+            # the kicked entry's slot takes the one in hand (nothing was
+            # written since raw was read)
+            sh = sh0 + slot * w
+            buf[o:o + nb] = ((raw & ~(sm << sh)) | (ce << sh)).to_bytes(nb, "little")
             if words:
                 words[cur] = self._bucket(cur)
             cur, ce = nxt, fp
             # (read after the write: the next kick's bucket when it is full)
             pos = cur * B
             o = hdr + (pos >> 3)
-            word = (frombytes(buf[o:o + nb], "little") >> (pos & 7)) & bmask
+            sh0 = pos & 7
+            raw = frombytes(buf[o:o + nb], "little")
+            word = (raw >> sh0) & bmask
             z = (word - lo) & ~word & hi
             if z:
                 self._wr(cur, ((z & -z).bit_length() - w) // w, ce)
