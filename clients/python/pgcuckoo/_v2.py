@@ -433,6 +433,30 @@ def _make_int_probe(flt):
     return probe
 
 
+def _lazy_int_probe(flt):
+    """This filter's own contains for ints, made by _make_int_probe at its
+    first call (after a change: a run of changes, such as adds in a loop,
+    makes no probe it does not use); None for filters of other kinds.  Made
+    anew with the filter's geometry of the moment after every change, as
+    before, only later."""
+    if flt._buf[8] > 1 or flt._buf[9]:
+        return None
+    made = []
+
+    def resolve():
+        if not made:
+            made.append(_make_int_probe(flt))
+            if flt.__dict__.get("contains") is probe:
+                flt.contains = made[0]      # later calls skip this one
+        return made[0]
+
+    def probe(value):
+        return (made[0] if made else resolve())(value)
+    probe.__doc__ = Filter.contains.__doc__
+    probe.resolve = resolve
+    return probe
+
+
 # ---------------------------------------------------------------------------
 # Changing a version-2 filter: a port of src/core/cf_v2_*.c (cf2_insert,
 # cf2_insert_if_absent, cf2_remove, cf2_union_into, cf_rotate and their
@@ -444,6 +468,22 @@ SPLIT_NUM, SPLIT_DEN = 9, 10        # split while 10 (entries + extra) > 9 b m
 RELIEVE_CAP = 4                     # relieve: at most 4x the buckets the items need
 JOURNAL = 1024                      # v2_store_j: a recorded walk's slot writes
 MAX_KEEP = 255
+
+
+_WALK_TABLE_MAX_F = 10     # the kick walk's table: 2^f entries
+
+
+@functools.lru_cache(maxsize=32)
+def _walk_table(c, f):
+    """Per fingerprint fp (at index fp): the other bucket's hashed quotient
+    and the 32 bits the address is XORed with (_slot_alt's G), for the kick
+    walk of filters of mantissa c and f-bit fingerprints."""
+    tab = []
+    for fp in range(1 << f):
+        g = (fp * K_FP) & M64
+        g ^= g >> 29
+        tab.append((((g & M32) * c) >> 32, g >> 32))
+    return tab
 
 
 class _Mut:
@@ -535,24 +575,41 @@ class _Mut:
 
     def _slot_alt(self, i, e):
         """(bucket, entry as stored there) of entry e of bucket i in its other
-        bucket; None when e knows too few address bits to name it."""
+        bucket; None when e knows too few address bits to name it.  (_known
+        and _make_slot inlined: the kick walk's step.)"""
+        f, c, k, t = self.f, self.c, self.k, self.t
         fp = e & self.fp_range
-        a, L = self._known(i, e)
-        c = self.c
-        q = i % c
+        split = self.split
+        res = k + 1 if (i < split or i >= self.base) else k
+        r, q = divmod(i, c)
+        if t:
+            tail = (e >> f) & self._tmask
+            s = (tail | 1).bit_length() - 1
+            a = (r | ((tail ^ (1 << s)) << res)) & M32
+            L = res + s
+        else:
+            a, L = r, res
         G = (fp * K_FP) & M64
         G ^= G >> 29
         hq = ((G & M32) * c) >> 32
         q2 = hq - q if hq >= q else hq + c - q
-        a2 = (a ^ (G >> 32)) & _mask(L)
+        a2 = (a ^ (G >> 32)) & ((1 << L) - 1)
         j0 = (a2 & self.rmask) * c + q2
-        res2 = self.k
-        if j0 < self.split:
-            if L < self.k + 1:
+        res2 = k
+        if j0 < split:
+            if L < k + 1:
                 return None
-            res2 = self.k + 1
-            j0 += ((a2 >> self.k) & 1) * self.base
-        return j0, self._make_slot(fp, a2, L, res2, self._gen(e))
+            res2 = k + 1
+            j0 += ((a2 >> k) & 1) * self.base
+        if t:
+            s = L - res2
+            if s > t - 1:
+                s = t - 1
+            fp |= ((1 << s) | ((a2 >> res2) & ((1 << s) - 1))) << f
+        if self.g:
+            sh = f + t
+            fp |= ((e >> sh) & self._gmask) << sh
+        return j0, fp
 
     def _paircount(self, i, e):
         """paircount(F, i, e) of docs/FORMAT.md 13.12 rule 4: the slots of
@@ -636,8 +693,13 @@ class _Mut:
         return n
 
     def _place(self, i, e):
-        for j, x in enumerate(self._slots(i)):
-            if x == 0:
+        """e into the first free slot of bucket i; False if it has none."""
+        pos = i * self.B
+        o = self.hdr + (pos >> 3)
+        x = int.from_bytes(self._buf[o:o + self._nbytes], "little") >> (pos & 7)
+        w, sm = self.w, self._smask
+        for j in range(self.b):
+            if not (x >> (j * w)) & sm:
                 self._wr(i, j, e)
                 return True
         return False
@@ -658,7 +720,8 @@ class _Mut:
         journal: v2_store_j's recorded walk, at most JOURNAL - 1 kicks."""
         if self._place(i, e):
             return True
-        alt = self._slot_alt(i, e)
+        slot_alt = self._slot_alt
+        alt = slot_alt(i, e)
         if alt is not None and self._place(alt[0], alt[1]):
             return True
         rng = _Rng(_rng_seed(seed & M64, ((i << 32) | e) & M64))
@@ -667,21 +730,89 @@ class _Mut:
             cur, ce = alt
         b = self.b
         kicks = min(self.max_kicks, JOURNAL) if journal else self.max_kicks
+        # the walk with _Rng.next, _rd, _wr, _place and _slot_alt inlined
+        # (the table's geometry does not change during a walk)
+        x = rng.s
+        bm = b - 1
+        buf, hdr, B, w, sm, nb = self._buf, self.hdr, self.B, self.w, self._smask, self._nbytes
+        f, fr, c, k, t, split, base, rmask = self.f, self.fp_range, self.c, self.k, self.t, self.split, self.base, self.rmask
+        tmask, g, sh_g, gmask = self._tmask, self.g, self.f + self.t, self._gmask
+        k1 = k + 1
+        words = self._words
+        frombytes = int.from_bytes
+        # a free slot of a bucket's word y (masked to b * w bits) at once:
+        # (y - lo) & ~y & hi flags the lowest zero field exactly (borrows run
+        # only upward)
+        lo = sum(1 << (j * w) for j in range(b))
+        hi = lo << (w - 1)
+        bmask = self._bmask
+        tab = _walk_table(c, f) if f <= _WALK_TABLE_MAX_F else None
+        # raw: the bytes that hold bucket cur (from o), word: its bits
+        pos = cur * B
+        o = hdr + (pos >> 3)
+        sh0 = pos & 7
+        raw = frombytes(buf[o:o + nb], "little")
+        word = raw >> sh0
         for _ in range(1, kicks):
-            j0 = (rng.next() >> 32) & (b - 1)
-            moved = False
+            x ^= x >> 12
+            x ^= (x << 25) & M64
+            x ^= x >> 27
+            j0 = (((x * 0x2545F4914F6CDD1D) & M64) >> 32) & bm
+            res = k1 if (cur < split or cur >= base) else k
+            r = cur // c
+            q = cur - r * c
             for d in range(b):
-                slot = (j0 + d) & (b - 1)
-                nx = self._slot_alt(cur, self._rd(cur, slot))
-                if nx is None:
-                    continue
-                self._wr(cur, slot, ce)
-                cur, ce = nx
-                moved = True
+                slot = (j0 + d) & bm
+                # _slot_alt(cur, the entry in that slot)
+                e = (word >> (slot * w)) & sm
+                fp = e & fr
+                if t:
+                    tail = (e >> f) & tmask
+                    s = (tail | 1).bit_length() - 1
+                    a = (r | ((tail ^ (1 << s)) << res)) & M32
+                    L = res + s
+                else:
+                    a, L = r, res
+                if tab:
+                    hq, gx = tab[fp]
+                else:
+                    G = (fp * K_FP) & M64
+                    G ^= G >> 29
+                    hq, gx = ((G & M32) * c) >> 32, G >> 32
+                a = (a ^ gx) & ((1 << L) - 1)
+                nxt = (a & rmask) * c + (hq - q if hq >= q else hq + c - q)
+                res2 = k
+                if nxt < split:
+                    if L < k1:
+                        continue        # too few address bits to name the other bucket
+                    res2 = k1
+                    nxt += ((a >> k) & 1) * base
+                if t:
+                    s = L - res2
+                    if s > t - 1:
+                        s = t - 1
+                    fp |= ((1 << s) | ((a >> res2) & ((1 << s) - 1))) << f
+                if g:
+                    fp |= ((e >> sh_g) & gmask) << sh_g
                 break
-            if not moved:
-                break
-            if self._place(cur, ce):
+            else:
+                break                   # no entry of the bucket can move
+            # the kicked entry's slot takes the one in hand (nothing was
+            # written since raw was read)
+            sh = sh0 + slot * w
+            buf[o:o + nb] = ((raw & ~(sm << sh)) | (ce << sh)).to_bytes(nb, "little")
+            if words:
+                words[cur] = self._bucket(cur)
+            cur, ce = nxt, fp
+            # (read after the write: the next kick's bucket when it is full)
+            pos = cur * B
+            o = hdr + (pos >> 3)
+            sh0 = pos & 7
+            raw = frombytes(buf[o:o + nb], "little")
+            word = (raw >> sh0) & bmask
+            z = (word - lo) & ~word & hi
+            if z:
+                self._wr(cur, ((z & -z).bit_length() - w) // w, ce)
                 return True
         self._set_victim(cur, ce)
         return False
@@ -1230,7 +1361,7 @@ class FilterV2(_Mut, Filter):
         self.fp_range = _mask(self.f)
         self._gmask = _mask(self.g)
         self._set_width()
-        probe = _make_int_probe(self)
+        probe = _lazy_int_probe(self)
         if probe is not None:
             self.contains = probe        # shadows the method for this filter
 
@@ -1392,6 +1523,9 @@ class FilterV2(_Mut, Filter):
         """[contains(v) for v in values]."""
         probe = self.__dict__.get("contains")
         if probe is not None:
+            resolve = getattr(probe, "resolve", None)
+            if resolve is not None:
+                probe = resolve()               # made now (_lazy_int_probe)
             return list(map(probe, values))      # this filter's own contains
         return [self._contains_hash(self._hash_for(v)[1]) for v in values]
 
@@ -1413,12 +1547,12 @@ class FilterV2(_Mut, Filter):
     def _refresh(self):
         """After a change: the geometry from the header, and this filter's own
         contains made anew (its constants, the kind and the victim flag may
-        have changed)."""
+        have changed; _lazy_int_probe: at its first call)."""
         self.m = _rd32(self._buf, 16)
         self._set_geometry()
         self._set_width()
         self.__dict__.pop("contains", None)
-        probe = _make_int_probe(self)
+        probe = _lazy_int_probe(self)
         if probe is not None:
             self.contains = probe
 

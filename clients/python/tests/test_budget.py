@@ -1,11 +1,21 @@
 """Address-budget filters (docs/FORMAT.md 13.12, flag 0x08) without a server:
-creation, growth with narrowing, pair-counted unions, rotation, validation."""
+creation, growth with narrowing, pair-counted unions, rotation, validation.
+
+PGCUCKOO_LIGHT=1 (test/cluster/clients.sh) shrinks the scale of three tests,
+every assertion kept: the growth from 1 goes to 25,000 values (6 narrowings,
+not 9), the unions of overlapping parts fold 10 parts (and 5 of the
+1,000-capacity ones), not 30 (and 10)."""
+import os
+
 import pytest
 
 import pgcuckoo
 from pgcuckoo import Filter, FilterFullError
 from pgcuckoo import _v2
 from pgcuckoo._v2 import FLAG_BUDGET, FLAG_GROWS, addr_budget, budget_tail
+
+
+LIGHT = os.environ.get("PGCUCKOO_LIGHT", "") not in ("", "0")
 
 
 def valid_copy(flt):
@@ -53,9 +63,10 @@ def test_grow_1_to_200000():
     # a filter created for 1 grows to 200,000 values: no copy (entries =
     # items), t = T(k) after every round, each narrowing a valid, shorter
     # value that still finds every value added so far
+    # (light: 25,000 values, k = 12 at the end: 2^12 <= 25,000 / 3.6 < 2^13)
     f = pgcuckoo.create_growing(1, 0.01)
     assert (f.c, f.abits, f.t) == (1, 31, 26)
-    n = 200000
+    n, k_end = (25000, 12) if LIGHT else (200000, 15)
     narrowings = []
     before_len = len(f.to_bytes())
     t = f.t
@@ -71,11 +82,12 @@ def test_grow_1_to_200000():
             narrowings.append((v + 1, f.m, t, f.t))
             t = f.t
         assert f.t == budget_tail(f.c, f.k, f.f, f.g)
-    # k = 15 at the end: T(k) = 31 - k + 1 bites from k = 7 on (26 before)
-    assert [x[3] for x in narrowings] == list(range(25, 16, -1))
+    # k = 15 at the end (12 light): T(k) = 31 - k + 1 bites from k = 7 on
+    # (26 before): narrowings to 25 .. 17 (25 .. 20)
+    assert [x[3] for x in narrowings] == list(range(25, 31 - k_end, -1))
     info = f.info()
     assert info["items"] == info["entries"] == n
-    assert info["tail_bits"] == 17 and info["growth_rounds"] == 15
+    assert info["tail_bits"] == 32 - k_end and info["growth_rounds"] == k_end
     valid_copy(f)
     values = [x * 2654435761 % (1 << 62) for x in range(n)]
     assert all(f.contains_many(values))
@@ -101,27 +113,31 @@ def test_grow_without_kicks():
     assert f.m <= 8 * (20000 * 10 + 35) // 36 + 256
 
 
+def _part(lo, hi, cap=100, fpr=0.01):
+    """A growing filter created for cap holding the values lo .. hi - 1."""
+    f = pgcuckoo.create_growing(cap, fpr)
+    for v in range(lo, hi):
+        f.add_in_place(v)
+    return f
+
+
 def _parts(n_parts, size, step, cap=100):
-    out = []
-    for d in range(n_parts):
-        f = pgcuckoo.create_growing(cap, 0.01)
-        for v in range(d * step, d * step + size):
-            f.add_in_place(v)
-        out.append(f)
-    return out
+    return [_part(d * step, d * step + size, cap) for d in range(n_parts)]
 
 
 def test_union_of_30_overlapping_parts():
     # 30 daily parts of 2,000 values, each sharing half with the next (31,000
-    # distinct): the union counts each value once (pair counting), finds all,
-    # and stays at the rate of one filter of its items
+    # distinct; light: 10 parts, 11,000): the union counts each value once
+    # (pair counting), finds all, and stays at the rate of one filter of its
+    # items
     # (created for 1,000: c = 142, A = 24, T(k0) = 24 < 32 - f, so every
     # entry an insert makes knows all A bits; see test_union_slot_clamp)
-    parts = _parts(30, 2000, 1000, cap=1000)
+    n_parts = 10 if LIGHT else 30
+    parts = _parts(n_parts, 2000, 1000, cap=1000)
     u = parts[0]
     for p in parts[1:]:
         u = u.union(p)
-    distinct = 29 * 1000 + 2000
+    distinct = (n_parts - 1) * 1000 + 2000
     info = u.info()
     assert abs(info["items"] - distinct) <= distinct // 100
     # (13.12 rule 4 counts a value's other form in the same bucket too)
@@ -139,7 +155,7 @@ def test_union_of_30_overlapping_parts():
 def test_union_of_grown_parts_needs_no_copies():
     # parts grown 100x and 10x union without a copy and without 54000
     big = _parts(1, 10000, 0)[0]
-    small = _parts(2, 1000, 20000)[1]
+    small = _part(20000, 21000)
     for x, y in ((big, small), (small, big)):
         u = x.union(y)
         assert u.info()["entries"] == u.info()["items"] == 11000
@@ -325,8 +341,7 @@ def test_union_slot_clamp():
     # value inserted that early in one part and later in another has two
     # different slot values: 13.12 rule 4's covering counts them as one
     # entry (the one that knows more takes the other's form)
-    a = _parts(1, 2000, 0)[0]
-    b = _parts(2, 2000, 1000)[1]
+    a, b = _parts(2, 2000, 1000)        # 0 .. 1,999 and 1,000 .. 2,999
     assert (a.c, a.abits, budget_tail(a.c, 0, a.f, 0)) == (33, 26, 26)
     u = a.union(b)
     assert all(u.contains_many(range(3000)))
@@ -338,9 +353,7 @@ def test_union_slot_clamp():
 def _fold_parts(n_parts, size, step, cap, fpr):
     u = None
     for d in range(n_parts):
-        f = pgcuckoo.create_growing(cap, fpr)
-        for v in range(d * step, d * step + size):
-            f.add_in_place(v)
+        f = _part(d * step, d * step + size, cap, fpr)
         u = f if u is None else u.union(f)
     return u
 
@@ -349,8 +362,9 @@ def test_union_capped_parts():
     # where 32 - f - g caps T(k) (issue: budget unions count shared values
     # once): parts sharing half with the next, created for 100 at 0.01 and
     # for 1,000 at 0.001: items within 1% of the distinct values and never
-    # above, no false negative, the rate at or below the target
-    for n_parts, cap, fpr in ((30, 100, 0.01), (10, 1000, 0.001)):
+    # above, no false negative, the rate at or below the target (light: 10
+    # and 5 parts)
+    for n_parts, cap, fpr in ((10, 100, 0.01), (5, 1000, 0.001)) if LIGHT else ((30, 100, 0.01), (10, 1000, 0.001)):
         u = _fold_parts(n_parts, 2000, 1000, cap, fpr)
         distinct = (n_parts - 1) * 1000 + 2000
         items = u.info()["items"]
