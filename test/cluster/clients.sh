@@ -43,8 +43,9 @@ fi
 # of the time (docs/CONTRIBUTING.md, "The test command's time"; the
 # JavaScript suite needs at least 22,001, the highest row its changes name).
 probes=${PGCUCKOO_PROBES:-25000}
-# Python's scale tests of address-budget filters at a smaller size, every
-# assertion kept (clients/python/README.md, PGCUCKOO_LIGHT; 0: full size)
+# Both clients' scale tests of address-budget filters at a smaller size,
+# every assertion kept (clients/python/README.md and clients/js/README.md,
+# PGCUCKOO_LIGHT; 0: full size)
 light=${PGCUCKOO_LIGHT:-1}
 
 # Python: pytest's summary line, e.g. "3 failed, 179 passed, 1 error in 80.1s"
@@ -60,7 +61,8 @@ py_skip=$(echo "$py_line" | grep -oE '[0-9]+ skipped' | grep -oE '[0-9]+' || ech
 echo "# python (pytest): $py_line"
 
 # JavaScript: node-postgres from the lock file, then node's test runner
-js_out=$(cd "$root/clients/js" && npm ci --no-audit --no-fund --loglevel=error 2>&1 && PGCUCKOO_PROBES="$probes" npm test 2>&1)
+js_out=$(cd "$root/clients/js" && npm ci --no-audit --no-fund --loglevel=error 2>&1 &&
+  PGCUCKOO_PROBES="$probes" PGCUCKOO_LIGHT="$light" npm test 2>&1)
 echo "$js_out" | grep -E '^not ok' | sed 's/^not ok [0-9]* - /not ok - js: /'
 js_pass=$(echo "$js_out" | grep -E '^# pass [0-9]+' | tail -n 1 | awk '{print $3}')
 js_fail=$(echo "$js_out" | grep -E '^# fail [0-9]+' | tail -n 1 | awk '{print $3}')
