@@ -10,4 +10,14 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
   RETURN SQLSTATE || ': ' || SQLERRM;
 END $$;
+-- regress_plan_has(sql, node): whether the plan of a query has a node (the
+-- plans' other lines differ between versions)
+CREATE FUNCTION regress_plan_has(q text, node text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l LIKE '%' || node || '%' THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END $$;
 SELECT extname, extversion FROM pg_extension WHERE extname = 'cuckoo';
