@@ -61,13 +61,15 @@ REGRESS := $(filter-out track_merge,$(REGRESS))
 endif
 
 # The scale tests: files whose size is what they test (millions of values,
-# the sizes of the bugs they guard against), tens of seconds each and the
-# same on every PostgreSQL version.  REGRESS_LIGHT=1 leaves them out (0 or
-# unset keeps them): the runs under ASan (test/memcheck/regress_asan.sh), in
-# the version matrix's trees (scripts/matrix.sh), of the archive
-# (test/pgxn/dist.sh) and of the package (test/package.sh) set it; the
-# host's plain run (test/regress_private.sh) has them (docs/CONTRIBUTING.md,
-# "The test command's time").
+# the sizes of the bugs they guard against), tens of seconds each, through
+# the code paths and plans of the suite's smaller cases (sql/growth_parallel.sql
+# checks its parallel and partitionwise plans on every version).
+# REGRESS_LIGHT=1 leaves them out (0 or unset keeps them): the runs under
+# ASan (test/memcheck/regress_asan.sh), in the version matrix's trees
+# (scripts/matrix.sh, always), of the archive (test/pgxn/dist.sh) and of the
+# package (test/package.sh) set it; the host's plain run
+# (test/regress_private.sh) has them (docs/CONTRIBUTING.md, "The test
+# command's time").
 REGRESS_SCALE = growth_parallel_4m union_budget
 ifeq ($(REGRESS_LIGHT),1)
 REGRESS := $(filter-out $(REGRESS_SCALE),$(REGRESS))

@@ -169,10 +169,11 @@ key_hash(uint64_t k)
 
 /*
  * Random add (60%) / remove (40%) / rotate (0.2% when g > 0), every live
- * value probed every 4,096 operations, after each rotation and at the end,
- * and the value an add or remove changed probed right after it (a live
- * value's loss is seen at the next sweep: a lost value stays lost until its
- * key comes up again, about U operations later).  Rotation goes through
+ * value probed every 512 operations, after each rotation and at the end,
+ * and the value an add or remove changed probed right after it (a value
+ * lost by a kick is seen at the next sweep unless its key was added again
+ * before it: the sweeps must come well within the U operations after which
+ * a key comes up again).  Rotation goes through
  * cf_rotate into a new buffer.
  */
 static void
@@ -252,7 +253,7 @@ test_stress(uint32_t f, uint32_t t, uint32_t g, uint32_t keep, uint32_t m0, uint
 		}
 		if (G.cf.m > maxm)
 			maxm = G.cf.m;
-		if ((o & 4095) == 0 || o == ops - 1 || (g && op < 2))
+		if ((o & 511) == 0 || o == ops - 1 || (g && op < 2))
 		{
 			for (uint64_t k = 0; k < U; k++)
 			{

@@ -21,7 +21,7 @@ const ABSENT = 1e12;
 // PGCUCKOO_LIGHT=1 (meant for CI): the three largest tests at a smaller
 // scale, the same assertions (growth to 50,000 values, not 200,000; the
 // overlapping union and the largest capped union of 10 parts, not 30)
-const LIGHT = process.env.PGCUCKOO_LIGHT === '1';
+const LIGHT = !['', '0', undefined].includes(process.env.PGCUCKOO_LIGHT);  // as Python's: set and not 0
 
 // the empty growing filter cuckoo_create(capacity, fpr, expansion => 2) made
 // before the address budget (extension 1.2 and 1.3's first build): the same
