@@ -292,6 +292,25 @@ area(const char *name)
 	return false;
 }
 
+/* The test_*.c areas, in the order they run (UNIT_AREAS picks by name). */
+static const struct
+{
+	const char *name;
+	void		(*run) (void);
+}			areas[] = {
+	{"sizing", run_sizing_tests},
+	{"base64", run_base64_tests},
+	{"table", run_table_tests},
+	{"union", run_union_tests},
+	{"validate", run_validate_tests},
+	{"growth", run_growth_tests},
+	{"saturate", run_saturate_tests},
+	{"build", run_build_tests},
+	{"slice", run_slice_tests},
+	{"store", run_store_tests},
+	{"ops", run_ops_tests},
+};
+
 int
 main(void)
 {
@@ -304,28 +323,9 @@ main(void)
 	unit_areas = getenv("UNIT_AREAS");
 	if (unit_areas != NULL && unit_areas[0] != '\0')
 		printf("# UNIT_AREAS=%s: only these areas run\n", unit_areas);
-	if (area("sizing"))
-		run_sizing_tests();
-	if (area("base64"))
-		run_base64_tests();
-	if (area("table"))
-		run_table_tests();
-	if (area("union"))
-		run_union_tests();
-	if (area("validate"))
-		run_validate_tests();
-	if (area("growth"))
-		run_growth_tests();
-	if (area("saturate"))
-		run_saturate_tests();
-	if (area("build"))
-		run_build_tests();
-	if (area("slice"))
-		run_slice_tests();
-	if (area("store"))
-		run_store_tests();
-	if (area("ops"))
-		run_ops_tests();
+	for (size_t i = 0; i < sizeof(areas) / sizeof(areas[0]); i++)
+		if (area(areas[i].name))
+			areas[i].run();
 	fprintf(stderr, "# total %.1fs\n", now_sec() - t0);
 	if (unit_light)
 		printf("# UNIT_LIGHT: %d scale tests left out, the long random loops at a fourth\n", n_skipped);
